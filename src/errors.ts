@@ -1,0 +1,287 @@
+/**
+ * Typed errors. Every error stopstream throws extends {@linkcode StopstreamError}, has a
+ * `name` equal to its class name, and keeps the underlying failure in `cause`.
+ *
+ * Use the `is*` guards rather than `instanceof` when two copies of stopstream may meet in
+ * one app (an npm and a JSR copy): they check the `name` and a brand, not the prototype.
+ *
+ * @module
+ */
+
+import type { ChatResult } from "./types.ts";
+
+const BRAND: unique symbol = Symbol.for("stopstream.error") as never;
+
+/**
+ * Base class of every stopstream error.
+ *
+ * @example
+ * ```ts
+ * try { await stream.result } catch (e) { if (isStopstreamError(e)) console.log(e.name) }
+ * ```
+ */
+export class StopstreamError extends Error {
+  override name = "StopstreamError";
+  /** How many attempts had been made when the call gave up (set on the final error). */
+  attempts?: number;
+  /** Brand for cross-copy guards. */
+  readonly [BRAND] = true;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/**
+ * The caller stopped the call: its `AbortSignal` fired, or it stopped iterating.
+ * `cause` is the signal's reason. Never retried.
+ *
+ * @example
+ * ```ts
+ * controller.abort(); // → stream.result rejects with InterruptedError
+ * ```
+ */
+export class InterruptedError extends StopstreamError {
+  override name = "InterruptedError";
+  constructor(reason?: unknown, message = "stopstream: the request was interrupted by the caller") {
+    super(message, { cause: reason });
+  }
+}
+
+/**
+ * The server answered with a non-2xx status. `body` is the parsed JSON error when the body
+ * was JSON, its text otherwise, capped at 64 KiB.
+ *
+ * @example
+ * ```ts
+ * if (isAPIStatusError(e) && e.status === 401) console.log("bad key", e.body);
+ * ```
+ */
+export class APIStatusError extends StopstreamError {
+  override name = "APIStatusError";
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: unknown;
+
+  constructor(
+    status: number,
+    headers: Record<string, string>,
+    body: unknown,
+    options?: { cause?: unknown; message?: string },
+  ) {
+    super(options?.message ?? `stopstream: HTTP ${status}${describeBody(body)}`, options);
+    this.status = status;
+    this.headers = headers;
+    this.body = body;
+  }
+}
+
+/**
+ * The connection failed or closed before the stream completed (a network error, a reset, a
+ * body that ended before its terminal event). Retryable before content reached the caller.
+ *
+ * @example
+ * ```ts
+ * if (isConnectionError(e)) console.log("network trouble:", e.cause);
+ * ```
+ */
+export class ConnectionError extends StopstreamError {
+  override name = "ConnectionError";
+}
+
+/** The phase a {@linkcode TimeoutError} fired in. */
+export type TimeoutPhase = "headers" | "first-event" | "idle" | "total";
+
+/**
+ * One of the client's own timers fired. `headers`, `first-event` and `idle` are retried;
+ * `total` ends the call.
+ *
+ * @example
+ * ```ts
+ * if (isTimeoutError(e) && e.phase === "idle") console.log("the stream stalled");
+ * ```
+ */
+export class TimeoutError extends StopstreamError {
+  override name = "TimeoutError";
+  readonly phase: TimeoutPhase;
+  readonly timeoutMs: number;
+
+  constructor(phase: TimeoutPhase, timeoutMs: number) {
+    super(`stopstream: ${phase} timeout after ${timeoutMs} ms`);
+    this.phase = phase;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * The response is not a well-formed stream: a 200 that is not `text/event-stream`, a data
+ * line that is not JSON, an event larger than the cap. Not retried: the same request would
+ * get the same answer.
+ *
+ * @example
+ * ```ts
+ * if (isStreamProtocolError(e)) console.log("proxy returned HTML?", e.message);
+ * ```
+ */
+export class StreamProtocolError extends StopstreamError {
+  override name = "StreamProtocolError";
+}
+
+/**
+ * The provider reported an error inside the stream (`data: {"error": …}`, `event: error`).
+ * `retryable` says whether it describes a transient condition (connection lost, overloaded,
+ * rate limited, server error).
+ *
+ * @example
+ * ```ts
+ * if (isUpstreamStreamError(e)) console.log(e.errorType, e.data);
+ * ```
+ */
+export class UpstreamStreamError extends StopstreamError {
+  override name = "UpstreamStreamError";
+  /** The error object as sent by the provider. */
+  readonly data: unknown;
+  /** The provider's error type or code, when it gave one. */
+  readonly errorType: string | undefined;
+  readonly retryable: boolean;
+
+  constructor(message: string, data: unknown, errorType: string | undefined, retryable: boolean) {
+    super(`stopstream: upstream error in stream: ${message}`);
+    this.data = data;
+    this.errorType = errorType;
+    this.retryable = retryable;
+  }
+}
+
+/**
+ * The stream failed after content had reached the caller, so it was not retried (a retry
+ * would repeat output). `partial` holds everything assembled so far; `cause` is the failure.
+ *
+ * @example
+ * ```ts
+ * if (isPartialStreamError(e)) console.log("kept:", e.partial.content);
+ * ```
+ */
+export class PartialStreamError extends StopstreamError {
+  override name = "PartialStreamError";
+  readonly partial: ChatResult;
+
+  constructor(partial: ChatResult, cause: unknown) {
+    super(
+      `stopstream: the stream failed after content was delivered: ${
+        cause instanceof Error ? cause.message : String(cause)
+      }`,
+      { cause },
+    );
+    this.partial = partial;
+  }
+}
+
+function describeBody(body: unknown): string {
+  if (typeof body === "string") return body ? `: ${body.slice(0, 200)}` : "";
+  const error = (body as { error?: { message?: unknown } | string } | null)?.error;
+  if (typeof error === "string") return `: ${error}`;
+  if (error && typeof error.message === "string") return `: ${error.message}`;
+  return "";
+}
+
+function hasName(value: unknown, name: string): boolean {
+  return value instanceof Error && (value as { [BRAND]?: boolean })[BRAND] === true &&
+    value.name === name;
+}
+
+/**
+ * Whether `value` is any stopstream error, from this copy of the package or another.
+ *
+ * @example
+ * ```ts
+ * if (isStopstreamError(e)) console.log(e.name);
+ * ```
+ */
+export function isStopstreamError(value: unknown): value is StopstreamError {
+  return value instanceof Error && (value as { [BRAND]?: boolean })[BRAND] === true;
+}
+
+/**
+ * Whether `value` is an {@linkcode InterruptedError}.
+ *
+ * @example
+ * ```ts
+ * if (isInterruptedError(e)) return; // the user pressed stop
+ * ```
+ */
+export function isInterruptedError(value: unknown): value is InterruptedError {
+  return hasName(value, "InterruptedError");
+}
+
+/**
+ * Whether `value` is an {@linkcode APIStatusError}.
+ *
+ * @example
+ * ```ts
+ * if (isAPIStatusError(e)) console.log(e.status);
+ * ```
+ */
+export function isAPIStatusError(value: unknown): value is APIStatusError {
+  return hasName(value, "APIStatusError");
+}
+
+/**
+ * Whether `value` is a {@linkcode ConnectionError}.
+ *
+ * @example
+ * ```ts
+ * if (isConnectionError(e)) console.log(e.cause);
+ * ```
+ */
+export function isConnectionError(value: unknown): value is ConnectionError {
+  return hasName(value, "ConnectionError");
+}
+
+/**
+ * Whether `value` is a {@linkcode TimeoutError}.
+ *
+ * @example
+ * ```ts
+ * if (isTimeoutError(e)) console.log(e.phase);
+ * ```
+ */
+export function isTimeoutError(value: unknown): value is TimeoutError {
+  return hasName(value, "TimeoutError");
+}
+
+/**
+ * Whether `value` is a {@linkcode StreamProtocolError}.
+ *
+ * @example
+ * ```ts
+ * if (isStreamProtocolError(e)) console.log(e.message);
+ * ```
+ */
+export function isStreamProtocolError(value: unknown): value is StreamProtocolError {
+  return hasName(value, "StreamProtocolError");
+}
+
+/**
+ * Whether `value` is an {@linkcode UpstreamStreamError}.
+ *
+ * @example
+ * ```ts
+ * if (isUpstreamStreamError(e)) console.log(e.errorType);
+ * ```
+ */
+export function isUpstreamStreamError(value: unknown): value is UpstreamStreamError {
+  return hasName(value, "UpstreamStreamError");
+}
+
+/**
+ * Whether `value` is a {@linkcode PartialStreamError}.
+ *
+ * @example
+ * ```ts
+ * if (isPartialStreamError(e)) console.log(e.partial.content);
+ * ```
+ */
+export function isPartialStreamError(value: unknown): value is PartialStreamError {
+  return hasName(value, "PartialStreamError");
+}

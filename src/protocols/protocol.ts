@@ -1,0 +1,76 @@
+/**
+ * The seam between the retry loop and a wire protocol. A protocol is one file in this folder
+ * plus one line in `registry.ts`; the retry loop and the transport never look inside it.
+ *
+ * @module
+ */
+
+import type { Accumulator } from "../accumulator.ts";
+import type { ProtocolName } from "../types.ts";
+
+/** What one target needs to build its request (fallback entries already merged in). */
+export interface RequestTarget {
+  baseURL: string;
+  apiKey: string | undefined;
+  headers: Headers;
+  body: Record<string, unknown>;
+}
+
+/** One HTTP request, built once per target and reused by every attempt. */
+export interface ProtocolRequest {
+  url: string;
+  headers: Headers;
+  body: string;
+}
+
+/** `onEvent` result: a data event that is progress (resets the idle timer). */
+export const EVENT_PROGRESS = 0;
+/** `onEvent` result: the terminal event; reading stops and the body is released. */
+export const EVENT_TERMINAL = 1;
+/** `onEvent` result: an event that is not progress (a keep-alive `ping` sent as data). */
+export const EVENT_KEEPALIVE = 2;
+
+/** One of {@linkcode EVENT_PROGRESS}, {@linkcode EVENT_TERMINAL}, {@linkcode EVENT_KEEPALIVE}. */
+export type EventOutcome = 0 | 1 | 2;
+
+/**
+ * Turns one attempt's SSE events into accumulator calls. One instance per attempt, so
+ * per-attempt state (tool-call slots, block indexes) lives in fields, not closures.
+ */
+export interface StreamDecoder {
+  /**
+   * Handles one SSE event (`event` is the `event:` field, `data` the joined data lines).
+   * Throws `UpstreamStreamError` for an error the provider reports in the stream and
+   * `StreamProtocolError` for data that does not parse.
+   */
+  onEvent(event: string | undefined, data: string): EventOutcome;
+  /** Whether a body that ends now (without the terminal event) is nevertheless complete. */
+  endedCleanly(): boolean;
+}
+
+/**
+ * A wire protocol: request shape, stream decoding, error classification.
+ *
+ * @example
+ * ```ts
+ * import { getProtocol } from "./registry.ts";
+ * const protocol = getProtocol("openai-chat");
+ * ```
+ */
+export interface Protocol {
+  readonly name: ProtocolName;
+  /** The streaming request for `target`. */
+  buildRequest(target: RequestTarget): ProtocolRequest;
+  /** A fresh decoder for one attempt. */
+  createDecoder(acc: Accumulator): StreamDecoder;
+  /**
+   * Maps an error object sent as a JSON body (with status 200) or inside the stream to an
+   * `UpstreamStreamError` (with `retryable` set), or returns `undefined` if it is not one.
+   */
+  toUpstreamError(payload: unknown): Error | undefined;
+  /**
+   * The request body that asks for the rest of a cut-off text answer, or `undefined` when
+   * this protocol cannot continue one.
+   */
+  continuationBody?(body: Record<string, unknown>, partialText: string): Record<string, unknown>;
+}

@@ -1,0 +1,204 @@
+/**
+ * The public data types of stopstream: options, events and the assembled result.
+ *
+ * @module
+ */
+
+/** Wire protocols stopstream can speak. */
+export type ProtocolName = "openai-chat" | "anthropic-messages" | "openai-responses";
+
+/**
+ * Token usage normalised across protocols. `raw` keeps the provider's own object.
+ *
+ * @example
+ * ```ts
+ * const usage: Usage = { inputTokens: 12, outputTokens: 30, totalTokens: 42, raw: {} };
+ * ```
+ */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  reasoningTokens?: number;
+  cachedInputTokens?: number;
+  raw: unknown;
+}
+
+/**
+ * One tool call as assembled from the stream. `arguments` is the concatenated JSON text
+ * exactly as the model produced it (it may be invalid JSON when the output was cut short).
+ *
+ * @example
+ * ```ts
+ * const call: ToolCall = { index: 0, id: "call_1", name: "get_weather", arguments: '{"city":"Oslo"}' };
+ * ```
+ */
+export interface ToolCall {
+  index: number;
+  id: string;
+  name: string;
+  arguments: string;
+  /** Provider-specific extra data attached to the call (e.g. OpenAI-compatible `extra_content`). */
+  extra?: unknown;
+}
+
+/**
+ * Which upstream answered, when a fallback chain is configured. Never contains a key.
+ *
+ * @example
+ * ```ts
+ * const target: ResultTarget = { index: 0, baseURL: "https://api.openai.com/v1", protocol: "openai-chat" };
+ * ```
+ */
+export interface ResultTarget {
+  index: number;
+  baseURL: string;
+  protocol: ProtocolName;
+  model?: string;
+}
+
+/**
+ * The assembled answer of one `streamChat` call.
+ *
+ * @example
+ * ```ts
+ * import { streamChat } from "stopstream";
+ * const result: ChatResult = await streamChat({ baseURL: "http://127.0.0.1:8787/demo/v1", body: { model: "demo", messages: [] } }).result;
+ * console.log(result.content, result.finishReason, result.attempts);
+ * ```
+ */
+export interface ChatResult {
+  id: string;
+  model: string;
+  content: string;
+  reasoning: string;
+  refusal?: string;
+  toolCalls: ToolCall[];
+  /** Normalised: `stop`, `length`, `tool_calls` or `content_filter` (or the provider's value when unknown). */
+  finishReason: string;
+  /** The provider's own finish/stop reason, before normalisation. */
+  providerFinishReason?: string;
+  usage?: Usage;
+  /** How many HTTP requests this call made, retries included. */
+  attempts: number;
+  /** The successful response's `x-ratelimit-*` headers. */
+  rateLimit?: Record<string, string>;
+  /** Set by fallback chains: which target answered. */
+  target?: ResultTarget;
+  /** `true` when `onPartial: "return"` resolved a stream that failed after content. */
+  partial?: boolean;
+  /** The failure behind a partial result. */
+  error?: Error;
+  /** How many times a cut-off answer was continued (`onPartial: "continue"`). */
+  continuations?: number;
+  /** `false` when the provider refused streaming and the answer came from one non-streaming request. */
+  streamed?: boolean;
+}
+
+/**
+ * Events yielded while iterating a {@linkcode ChatStream}, discriminated on `type`.
+ *
+ * @example
+ * ```ts
+ * function show(event: StreamEvent): void {
+ *   if (event.type === "text") console.log(event.text);
+ * }
+ * ```
+ */
+export type StreamEvent =
+  | { type: "open"; attempt: number; status: number; headers: Record<string, string> }
+  | { type: "text"; text: string }
+  | { type: "reasoning"; text: string }
+  | { type: "tool-call"; index: number; id: string; name: string }
+  | { type: "tool-call-delta"; index: number; argumentsDelta: string }
+  | { type: "retry"; attempt: number; delayMs: number; error: Error }
+  | { type: "fallback"; index: number; error: Error }
+  | { type: "usage"; usage: Usage }
+  | { type: "finish"; result: ChatResult };
+
+/**
+ * Retry delays. The delay before retry `n` is drawn uniformly ("full jitter") from
+ * `[initialDelayMs, min(maxDelayMs, initialDelayMs * 2^n)]`, unless the server asked for more.
+ *
+ * @example
+ * ```ts
+ * const retry: RetryOptions = { initialDelayMs: 250, maxDelayMs: 4000 };
+ * ```
+ */
+export interface RetryOptions {
+  /** Default 500. */
+  initialDelayMs?: number;
+  /** Default 8000. */
+  maxDelayMs?: number;
+  /**
+   * Longest `Retry-After` the client will honour (default 60 000). A server asking for a longer
+   * wait fails the call at once with its error instead of parking it for minutes.
+   */
+  maxRetryAfterMs?: number;
+}
+
+/**
+ * Time limits, in milliseconds. Retryable: `headersMs`, `firstEventMs`, `idleMs`. `totalMs`
+ * bounds the whole call, retries and backoff included, and is never retried.
+ *
+ * @example
+ * ```ts
+ * const timeouts: Timeouts = { headersMs: 10_000, idleMs: 30_000, totalMs: 120_000 };
+ * ```
+ */
+export interface Timeouts {
+  /** Request start to response headers. Default 60 000. */
+  headersMs?: number;
+  /** Response headers to the first data event (covers a long prefill). Default 600 000. */
+  firstEventMs?: number;
+  /** Between data events; keep-alive comments are not progress. Default 180 000. */
+  idleMs?: number;
+  /** The whole call. Default: none. */
+  totalMs?: number;
+}
+
+/**
+ * What to do when a stream fails after content reached the caller.
+ * `"throw"` (default) rejects with `PartialStreamError`; `"return"` resolves with
+ * `result.partial = true`; `"continue"` asks the provider for the rest.
+ */
+export type PartialPolicy = "throw" | "return" | "continue";
+
+/**
+ * Options of {@linkcode streamChat}.
+ *
+ * @example
+ * ```ts
+ * const options: StreamChatOptions = {
+ *   baseURL: "https://api.openai.com/v1",
+ *   apiKey: "sk-...",
+ *   body: { model: "gpt-4o-mini", messages: [{ role: "user", content: "Hi" }] },
+ * };
+ * ```
+ */
+export interface StreamChatOptions {
+  /** E.g. `https://api.openai.com/v1`; the protocol appends its path. A trailing slash is fine. */
+  baseURL: string;
+  /** Sent as `Authorization: Bearer …` (`x-api-key` for Anthropic). */
+  apiKey?: string;
+  /** Extra request headers; they win over the defaults except the API key header. */
+  headers?: Record<string, string> | Headers;
+  /** The provider request object, sent unchanged except for the streaming flags. */
+  body: Record<string, unknown>;
+  /** Wire protocol. Default `"openai-chat"`. */
+  protocol?: ProtocolName;
+  /** Stops the call in any phase: no further request, the connection closed, `InterruptedError`. */
+  signal?: AbortSignal;
+  /** Retries after the first attempt. Default 2 (at most 3 attempts). */
+  maxRetries?: number;
+  retry?: RetryOptions;
+  timeouts?: Timeouts;
+  /** Default `globalThis.fetch`, looked up at call time. */
+  fetch?: typeof fetch;
+  /** Largest single SSE event accepted, in bytes (default 16 MiB). */
+  maxEventBytes?: number;
+  /** Next targets to try when this one has used up its retries. */
+  fallbacks?: Array<Partial<StreamChatOptions>>;
+  /** Default `"throw"`. */
+  onPartial?: PartialPolicy;
+}
