@@ -1,0 +1,37 @@
+/**
+ * What the retry loop, the transport and the backoff sleep share to be stoppable: the one
+ * error that stopped the call, and the one thing in flight right now.
+ *
+ * @module
+ */
+
+/** Something in flight that can be stopped at once: an attempt or a backoff sleep. */
+export interface Cancellable {
+  cancel(reason: Error): void;
+}
+
+/**
+ * Stop state of one call. `stop()` is idempotent, synchronous, and never waits on the peer.
+ *
+ * @example
+ * ```ts
+ * const control = new CallControl();
+ * control.stop(new Error("user pressed stop"));
+ * control.stopError?.message; // "user pressed stop"
+ * ```
+ */
+export class CallControl {
+  /** Set once: the `InterruptedError` or total `TimeoutError` that ended the call. */
+  stopError: Error | undefined = undefined;
+  /** The attempt or sleep in flight; each sets itself here and clears itself when done. */
+  current: Cancellable | undefined = undefined;
+
+  /** Stops the call: records why, and cancels whatever is in flight. */
+  stop(error: Error): void {
+    if (this.stopError !== undefined) return;
+    this.stopError = error;
+    const current = this.current;
+    this.current = undefined;
+    if (current !== undefined) current.cancel(error);
+  }
+}

@@ -1,0 +1,198 @@
+/**
+ * `ChatStream`: what `streamChat` returns. Events for those who iterate, one `result` for
+ * everyone, one place where a stop settles both at once.
+ *
+ * @module
+ */
+
+import { CallControl } from "./call_control.ts";
+import { InterruptedError, TimeoutError } from "./errors.ts";
+import { type CallPlan, runCall } from "./retry_loop.ts";
+import type { AttemptConsumer } from "./transport.ts";
+import type { ChatResult, StreamEvent } from "./types.ts";
+
+const noop = (): void => {};
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+
+/**
+ * A streaming chat call. Iterate it for events, await `result` for the assembled answer, or
+ * both. Nothing is sent until one of the two is used. Breaking out of a `for await` stops
+ * the call and closes the connection.
+ *
+ * @example
+ * ```ts
+ * const stream = streamChat({ baseURL, body, signal: controller.signal });
+ * for await (const event of stream) if (event.type === "text") console.log(event.text);
+ * const result = await stream.result;
+ * ```
+ */
+export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
+  #plan: CallPlan;
+  #control = new CallControl();
+  #started = false;
+  #listening = false;
+  #queue: StreamEvent[] = [];
+  #head = 0;
+  #pull: { resolve(r: IteratorResult<StreamEvent>): void; reject(e: unknown): void } | undefined;
+  #drain: (() => void) | undefined;
+  #ended = false;
+  #failure: { error: unknown } | undefined;
+  #totalTimer: ReturnType<typeof setTimeout> | undefined;
+  #result: Promise<ChatResult>;
+  #resolve!: (result: ChatResult) => void;
+  #reject!: (error: unknown) => void;
+  #onAbort = (): void => {
+    this.#stop(new InterruptedError((this.#plan.signal as AbortSignal).reason));
+  };
+
+  /** @internal Use `streamChat()`. */
+  constructor(plan: CallPlan) {
+    this.#plan = plan;
+    this.#result = new Promise<ChatResult>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+    // Whoever only iterates never looks at `result`; its rejection must not go unhandled.
+    this.#result.catch(noop);
+  }
+
+  /** The assembled answer. Awaiting it alone drives the stream to its end. */
+  get result(): Promise<ChatResult> {
+    this.#start();
+    return this.#result;
+  }
+
+  /** Iterates the events; a stream can be iterated once. */
+  [Symbol.asyncIterator](): AsyncIterator<StreamEvent> {
+    if (this.#listening) throw new TypeError("stopstream: a ChatStream can be iterated only once");
+    if (this.#started) {
+      throw new TypeError(
+        "stopstream: this ChatStream is already running for `result` alone; iterate it first",
+      );
+    }
+    this.#listening = true;
+    return {
+      next: () => this.#next(),
+      return: () => {
+        if (!this.#ended) {
+          this.#stop(new InterruptedError(undefined, "stopstream: interrupted: iteration stopped"));
+        }
+        return Promise.resolve(DONE);
+      },
+    };
+  }
+
+  /** @internal Whether events are wanted (someone iterates). */
+  get listening(): boolean {
+    return this.#listening;
+  }
+
+  /** @internal Whether parsed events wait for the consumer. */
+  get backlogged(): boolean {
+    return this.#head < this.#queue.length;
+  }
+
+  /** @internal Hands an event to the consumer. */
+  push(event: StreamEvent): void {
+    const pull = this.#pull;
+    if (pull !== undefined) {
+      this.#pull = undefined;
+      pull.resolve({ done: false, value: event });
+    } else {
+      this.#queue.push(event);
+    }
+  }
+
+  /** @internal Resolves when the consumer has taken every queued event (or the call ended). */
+  drained(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#drain = resolve;
+    });
+  }
+
+  #next(): Promise<IteratorResult<StreamEvent>> {
+    if (this.#head < this.#queue.length) {
+      const value = this.#queue[this.#head++]!;
+      if (this.#head === this.#queue.length) {
+        this.#queue.length = 0;
+        this.#head = 0;
+        this.#wakeProducer();
+      }
+      return Promise.resolve({ done: false, value });
+    }
+    if (this.#failure !== undefined) {
+      const { error } = this.#failure;
+      this.#failure = undefined;
+      return Promise.reject(error);
+    }
+    if (this.#ended) return Promise.resolve(DONE);
+    this.#start();
+    return new Promise((resolve, reject) => {
+      this.#pull = { resolve, reject };
+    });
+  }
+
+  #wakeProducer(): void {
+    const drain = this.#drain;
+    this.#drain = undefined;
+    if (drain !== undefined) drain();
+  }
+
+  #start(): void {
+    if (this.#started) return;
+    this.#started = true;
+    const { signal, totalMs } = this.#plan;
+    if (signal?.aborted) return this.#stop(new InterruptedError(signal.reason));
+    signal?.addEventListener("abort", this.#onAbort);
+    if (totalMs !== Infinity) {
+      this.#plan.deadline = Date.now() + totalMs;
+      this.#totalTimer = setTimeout(
+        () => this.#stop(new TimeoutError("total", totalMs)),
+        Math.min(totalMs, 2_147_483_647),
+      );
+    }
+    this.#run();
+  }
+
+  async #run(): Promise<void> {
+    // One turn later, so an iterator attached right after `result` still sees every event.
+    await null;
+    try {
+      const result = await runCall(this.#plan, this.#control, this);
+      if (this.#ended) return;
+      if (this.#listening) this.push({ type: "finish", result });
+      this.#settle();
+      this.#resolve(result);
+    } catch (error) {
+      this.#fail(error, false);
+    }
+  }
+
+  /** Stop from outside (signal, total timeout, `break`): settles everything in this turn. */
+  #stop(error: Error): void {
+    this.#control.stop(error);
+    this.#fail(error, true);
+  }
+
+  #fail(error: unknown, dropQueued: boolean): void {
+    if (this.#ended) return;
+    this.#settle();
+    this.#reject(error);
+    if (dropQueued) {
+      this.#queue.length = 0;
+      this.#head = 0;
+    }
+    const pull = this.#pull;
+    this.#pull = undefined;
+    if (pull !== undefined) pull.reject(error);
+    else if (this.#listening) this.#failure = { error };
+  }
+
+  /** Marks the call over and releases the signal listener and the total timer. */
+  #settle(): void {
+    this.#ended = true;
+    this.#plan.signal?.removeEventListener("abort", this.#onAbort);
+    if (this.#totalTimer !== undefined) clearTimeout(this.#totalTimer);
+    this.#wakeProducer();
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * stopstream: an interruptible, retrying, fetch-native streaming client for LLM APIs.
+ *
+ * @module
+ */
+
+export { streamChat } from "./stream_chat.ts";
+export { ChatStream } from "./chat_stream.ts";
+export {
+  APIStatusError,
+  ConnectionError,
+  InterruptedError,
+  isAPIStatusError,
+  isConnectionError,
+  isInterruptedError,
+  isPartialStreamError,
+  isStopstreamError,
+  isStreamProtocolError,
+  isTimeoutError,
+  isUpstreamStreamError,
+  PartialStreamError,
+  StopstreamError,
+  StreamProtocolError,
+  TimeoutError,
+  UpstreamStreamError,
+} from "./errors.ts";
+export type { TimeoutPhase } from "./errors.ts";
+export type {
+  ChatResult,
+  PartialPolicy,
+  ProtocolName,
+  ResultTarget,
+  RetryOptions,
+  StreamChatOptions,
+  StreamEvent,
+  Timeouts,
+  ToolCall,
+  Usage,
+} from "./types.ts";
+export type { OpenAIChatChunk, OpenAIToolCallDelta, OpenAIUsage } from "./protocols/openai_chat.ts";

@@ -1,0 +1,228 @@
+/**
+ * OpenAI-compatible Chat Completions streams (OpenAI, OpenRouter, DeepSeek, Groq, vLLM,
+ * llama.cpp, Ollama): `POST {baseURL}/chat/completions`, `data: {chat.completion.chunk}`
+ * events, `data: [DONE]` at the end.
+ *
+ * @module
+ */
+
+import type { Accumulator } from "../accumulator.ts";
+import { StreamProtocolError } from "../errors.ts";
+import type { Usage } from "../types.ts";
+import {
+  EVENT_PROGRESS,
+  EVENT_TERMINAL,
+  type EventOutcome,
+  type Protocol,
+  type ProtocolRequest,
+  type RequestTarget,
+  type StreamDecoder,
+} from "./protocol.ts";
+import { upstreamError } from "./upstream_error.ts";
+
+/** One `chat.completion.chunk` as sent on the wire (the fields stopstream reads). */
+export interface OpenAIChatChunk {
+  id?: string;
+  model?: string;
+  choices?: Array<{
+    index?: number;
+    delta?: {
+      role?: string;
+      content?: string | null;
+      reasoning_content?: string | null;
+      reasoning?: string | null;
+      refusal?: string | null;
+      tool_calls?: OpenAIToolCallDelta[];
+    };
+    finish_reason?: string | null;
+  }>;
+  usage?: OpenAIUsage | null;
+  error?: unknown;
+}
+
+/** A tool-call fragment inside `delta.tool_calls`. */
+export interface OpenAIToolCallDelta {
+  index?: number;
+  id?: string;
+  type?: string;
+  function?: { name?: string; arguments?: string };
+  extra_content?: unknown;
+}
+
+/** Usage as OpenAI reports it. */
+export interface OpenAIUsage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  total_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number };
+  completion_tokens_details?: { reasoning_tokens?: number };
+}
+
+const FINISH: Record<string, string> = {
+  stop: "stop",
+  length: "length",
+  tool_calls: "tool_calls",
+  function_call: "tool_calls",
+  content_filter: "content_filter",
+};
+
+class OpenAIChatDecoder implements StreamDecoder {
+  #acc: Accumulator;
+  /** Provider tool-call index → index in `acc.toolCalls`. */
+  #slots: number[] = [];
+
+  constructor(acc: Accumulator) {
+    this.#acc = acc;
+  }
+
+  onEvent(event: string | undefined, data: string): EventOutcome {
+    if (data === "[DONE]") {
+      if (this.#acc.finishReason === undefined) this.#acc.setFinish("stop", "stop");
+      return EVENT_TERMINAL;
+    }
+    let chunk: OpenAIChatChunk;
+    try {
+      chunk = JSON.parse(data);
+    } catch (cause) {
+      throw new StreamProtocolError(`stopstream: a data line is not JSON: ${data.slice(0, 200)}`, {
+        cause,
+      });
+    }
+    if (chunk === null || typeof chunk !== "object") {
+      throw new StreamProtocolError(`stopstream: a data line is not an object: ${data.slice(0, 200)}`);
+    }
+    if (chunk.error !== undefined || event === "error") throw upstreamError(chunk);
+    const acc = this.#acc;
+    if (acc.id === "" && typeof chunk.id === "string") acc.id = chunk.id;
+    if (acc.model === "" && typeof chunk.model === "string") acc.model = chunk.model;
+    const choices = chunk.choices;
+    if (choices !== undefined && choices.length > 0) {
+      // Only choice 0 is assembled; `n > 1` streams interleave the others.
+      const choice = choices[0]!.index === undefined || choices[0]!.index === 0
+        ? choices[0]!
+        : choices.find((c) => c.index === 0);
+      if (choice !== undefined) {
+        const delta = choice.delta;
+        if (delta != null) {
+          if (typeof delta.content === "string") acc.addText(delta.content);
+          // Some gateways send both names with the same text: take one, never both.
+          const reasoning = delta.reasoning_content ?? delta.reasoning;
+          if (typeof reasoning === "string") acc.addReasoning(reasoning);
+          if (typeof delta.refusal === "string") acc.addRefusal(delta.refusal);
+          if (delta.tool_calls != null) {
+            for (const call of delta.tool_calls) this.#toolCall(call);
+          }
+        }
+        const finish = choice.finish_reason;
+        if (typeof finish === "string" && finish !== "") {
+          acc.setFinish(FINISH[finish] ?? finish, finish);
+        }
+      }
+    }
+    if (chunk.usage != null) acc.setUsage(openAIUsage(chunk.usage));
+    return EVENT_PROGRESS;
+  }
+
+  endedCleanly(): boolean {
+    // No [DONE], but a finish_reason followed by the body's end: complete (llama.cpp, Ollama).
+    return this.#acc.finishReason !== undefined;
+  }
+
+  #toolCall(delta: OpenAIToolCallDelta): void {
+    const acc = this.#acc;
+    const index = typeof delta.index === "number" ? delta.index : 0;
+    const id = typeof delta.id === "string" ? delta.id : "";
+    const fn = delta.function;
+    let slot = this.#slots[index];
+    const current = slot === undefined ? undefined : acc.toolCalls[slot];
+    if (current === undefined || (id !== "" && current.id !== "" && current.id !== id)) {
+      // A first fragment, or a different id at a used index: Ollama sends parallel calls
+      // all at index 0, each complete and with its own id.
+      slot = acc.startToolCall(id, fn?.name ?? "", delta.extra_content);
+      this.#slots[index] = slot;
+    } else {
+      if (current.id === "" && id !== "") current.id = id;
+      if (current.name === "" && typeof fn?.name === "string") current.name = fn.name;
+      if (current.extra === undefined && delta.extra_content !== undefined) {
+        current.extra = delta.extra_content;
+      }
+    }
+    const fragment = fn?.arguments;
+    if (typeof fragment === "string") acc.addToolArguments(slot!, fragment);
+  }
+}
+
+/**
+ * Maps OpenAI usage to {@linkcode Usage}.
+ *
+ * @example
+ * ```ts
+ * openAIUsage({ prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 }).totalTokens; // 8
+ * ```
+ */
+export function openAIUsage(raw: OpenAIUsage): Usage {
+  const inputTokens = raw.prompt_tokens ?? 0;
+  const outputTokens = raw.completion_tokens ?? 0;
+  const usage: Usage = {
+    inputTokens,
+    outputTokens,
+    totalTokens: raw.total_tokens ?? inputTokens + outputTokens,
+    raw,
+  };
+  const reasoning = raw.completion_tokens_details?.reasoning_tokens;
+  if (typeof reasoning === "number") usage.reasoningTokens = reasoning;
+  const cached = raw.prompt_tokens_details?.cached_tokens;
+  if (typeof cached === "number") usage.cachedInputTokens = cached;
+  return usage;
+}
+
+/**
+ * The `openai-chat` protocol.
+ *
+ * @example
+ * ```ts
+ * const request = openAIChat.buildRequest({ baseURL: "https://api.openai.com/v1", apiKey: "sk-…", headers: new Headers(), body: { model: "gpt-4o-mini", messages: [] } });
+ * request.url; // "https://api.openai.com/v1/chat/completions"
+ * ```
+ */
+export const openAIChat: Protocol = {
+  name: "openai-chat",
+  buildRequest(target: RequestTarget): ProtocolRequest {
+    const headers = new Headers({ "content-type": "application/json", accept: "text/event-stream" });
+    target.headers.forEach((value, name) => headers.set(name, value));
+    if (target.apiKey !== undefined) headers.set("authorization", `Bearer ${target.apiKey}`);
+    const body: Record<string, unknown> = { ...target.body, stream: true };
+    const streamOptions = target.body.stream_options as Record<string, unknown> | undefined;
+    if (streamOptions?.include_usage === undefined) {
+      body.stream_options = { ...streamOptions, include_usage: true };
+    }
+    return { url: joinURL(target.baseURL, "/chat/completions"), headers, body: JSON.stringify(body) };
+  },
+  createDecoder(acc: Accumulator): StreamDecoder {
+    return new OpenAIChatDecoder(acc);
+  },
+  toUpstreamError: upstreamError,
+  continuationBody(body: Record<string, unknown>, partialText: string): Record<string, unknown> {
+    // Prefix completion (DeepSeek, vLLM, llama.cpp…): the partial answer as a trailing
+    // assistant message marked `prefix: true`; the model streams only what follows.
+    const messages = Array.isArray(body.messages) ? body.messages : [];
+    return {
+      ...body,
+      messages: [...messages, { role: "assistant", content: partialText, prefix: true }],
+    };
+  },
+};
+
+/**
+ * Joins a base URL and a path, tolerating a trailing slash on the base.
+ *
+ * @example
+ * ```ts
+ * joinURL("https://api.openai.com/v1/", "/chat/completions"); // "https://api.openai.com/v1/chat/completions"
+ * ```
+ */
+export function joinURL(baseURL: string, path: string): string {
+  let end = baseURL.length;
+  while (end > 0 && baseURL.charCodeAt(end - 1) === 47) end--;
+  return baseURL.slice(0, end) + path;
+}

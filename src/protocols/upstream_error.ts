@@ -1,0 +1,51 @@
+/**
+ * Turning a provider's error object into an {@linkcode UpstreamStreamError}, deciding whether
+ * it describes a passing condition. Shared by every protocol: providers word these alike.
+ *
+ * @module
+ */
+
+import { UpstreamStreamError } from "../errors.ts";
+import { isQuotaExhausted } from "../retry_policy.ts";
+
+/** Error types and codes that mean "try again later". */
+const TRANSIENT_TYPE =
+  /rate_limit|overloaded|server_error|api_error|internal|unavailable|timeout|service_error|^5\d\d$|^429$|^408$/i;
+/** Messages that say the connection or the upstream died. */
+const TRANSIENT_MESSAGE =
+  /connection (lost|reset|closed|error)|network|timed? ?out|overloaded|temporarily|try again|upstream|unavailable|internal server error/i;
+
+/**
+ * Builds an `UpstreamStreamError` from `{"error": {...}}`, a bare error object, or a string.
+ *
+ * @example
+ * ```ts
+ * const error = upstreamError({ error: { message: "Network connection lost." } });
+ * error.retryable; // true
+ * ```
+ */
+export function upstreamError(payload: unknown): UpstreamStreamError {
+  const wrapped = payload !== null && typeof payload === "object" && "error" in payload
+    ? (payload as { error: unknown }).error
+    : payload;
+  if (typeof wrapped === "string") {
+    return new UpstreamStreamError(wrapped, payload, undefined, TRANSIENT_MESSAGE.test(wrapped));
+  }
+  const fields = (wrapped ?? {}) as Record<string, unknown>;
+  const message = typeof fields.message === "string" ? fields.message : JSON.stringify(wrapped);
+  const type = firstString(fields.type, fields.code, fields.status);
+  const code = fields.code;
+  const retryable = !isQuotaExhausted({ error: wrapped }) &&
+    ((type !== undefined && TRANSIENT_TYPE.test(type)) ||
+      (typeof code === "number" && (code === 429 || code === 408 || code >= 500)) ||
+      TRANSIENT_MESSAGE.test(message));
+  return new UpstreamStreamError(message, payload, type, retryable);
+}
+
+function firstString(...values: unknown[]): string | undefined {
+  for (const value of values) {
+    if (typeof value === "string") return value;
+    if (typeof value === "number") return String(value);
+  }
+  return undefined;
+}

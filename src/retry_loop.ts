@@ -1,0 +1,162 @@
+/**
+ * The retry loop: targets (primary, then fallbacks), attempts, backoff. Read top to bottom:
+ * every rule of when to try again, and when never to, is here.
+ *
+ * @module
+ */
+
+import { Accumulator } from "./accumulator.ts";
+import type { CallControl } from "./call_control.ts";
+import { InterruptedError, isAPIStatusError, PartialStreamError } from "./errors.ts";
+import type { Protocol, ProtocolRequest } from "./protocols/protocol.ts";
+import { backoffDelay, type BackoffOptions, isRetryable } from "./retry_policy.ts";
+import { sleep } from "./sleep.ts";
+import { Attempt, type AttemptConsumer } from "./transport.ts";
+import type { ChatResult, PartialPolicy, ResultTarget } from "./types.ts";
+import type { AttemptTimeouts } from "./watchdog.ts";
+
+/** One upstream to try, with everything resolved. */
+export interface CallTarget {
+  info: ResultTarget;
+  protocol: Protocol;
+  body: Record<string, unknown>;
+  request: ProtocolRequest;
+  /** Rebuilds the request for another body (continuations). */
+  rebuild(body: Record<string, unknown>): ProtocolRequest;
+  fetch: typeof fetch;
+  maxRetries: number;
+  backoff: BackoffOptions;
+  timeouts: AttemptTimeouts;
+}
+
+/** Everything one call needs, validated by `streamChat`. */
+export interface CallPlan {
+  targets: CallTarget[];
+  signal: AbortSignal | undefined;
+  /** Absolute time (ms since epoch) when `totalMs` runs out, or `Infinity`; set at start. */
+  deadline: number;
+  /** `totalMs` as given (for the error message), or `Infinity`. */
+  totalMs: number;
+  maxEventBytes: number;
+  onPartial: PartialPolicy;
+}
+
+/**
+ * Runs the call to a result, or throws the error that ended it.
+ *
+ * @example
+ * ```ts
+ * const result = await runCall(plan, control, consumer);
+ * ```
+ */
+export async function runCall(
+  plan: CallPlan,
+  control: CallControl,
+  consumer: AttemptConsumer,
+): Promise<ChatResult> {
+  let attempts = 0;
+  let continuations = 0;
+  let lastError: unknown;
+  for (let index = 0; index < plan.targets.length; index++) {
+    const target = plan.targets[index]!;
+    if (index > 0 && consumer.listening) {
+      consumer.push({ type: "fallback", index, error: lastError as Error });
+    }
+    let request = target.request;
+    let previous: Accumulator | undefined; // set while continuing a cut-off answer
+    for (let retry = 0;; retry++) {
+      // The signal is checked before any request is built: stop means no further request.
+      if (control.stopError !== undefined) throw control.stopError;
+      if (plan.signal?.aborted) throw new InterruptedError(plan.signal.reason);
+      attempts++;
+      const acc = new Accumulator(consumer.listening ? consumer : null, previous);
+      const attempt = new Attempt(control);
+      try {
+        const headers = await attempt.run({
+          fetch: target.fetch,
+          request,
+          protocol: target.protocol,
+          timeouts: target.timeouts,
+          maxEventBytes: plan.maxEventBytes,
+          attempt: attempts,
+        }, acc, consumer);
+        const result = acc.toResult(attempts);
+        result.target = target.info;
+        const rateLimit = pickRateLimit(headers);
+        if (rateLimit !== undefined) result.rateLimit = rateLimit;
+        if (continuations > 0) result.continuations = continuations;
+        return result;
+      } catch (error) {
+        // A stop wins over whatever the attempt saw while being torn down.
+        if (control.stopError !== undefined) throw control.stopError;
+        lastError = error;
+        const retryable = isRetryable(error);
+        const exhausted = retry >= target.maxRetries;
+        if (acc.delivered || previous !== undefined) {
+          // Content reached the caller: retrying the same request would repeat it.
+          const cause = error;
+          const canContinue = plan.onPartial === "continue" && retryable && !exhausted &&
+            acc.toolCalls.length === 0 && acc.lastKind !== "reasoning" &&
+            target.protocol.continuationBody !== undefined && acc.content.length > 0;
+          if (!canContinue) return partialOutcome(plan, acc, attempts, continuations, cause);
+          if (acc.delivered) {
+            continuations++;
+            previous = acc;
+            request = target.rebuild(target.protocol.continuationBody!(target.body, acc.content));
+          }
+        } else if (!retryable || exhausted) {
+          if (retryable || isModelNotFound(error)) break; // on to the next target, if any
+          throw withAttempts(error, attempts);
+        }
+        const delayMs = backoffDelay(error, retry + 1, target.backoff);
+        // Sleeping past the total deadline would only delay the same failure.
+        if (delayMs === undefined || Date.now() + delayMs >= plan.deadline) {
+          if (previous !== undefined) {
+            return partialOutcome(plan, previous, attempts, continuations, error);
+          }
+          throw withAttempts(error, attempts);
+        }
+        if (consumer.listening) {
+          consumer.push({ type: "retry", attempt: attempts + 1, delayMs, error: error as Error });
+        }
+        await sleep(delayMs, control);
+      }
+    }
+  }
+  throw withAttempts(lastError, attempts);
+}
+
+/** `"return"` resolves with what arrived; `"throw"` (and an impossible continue) rejects. */
+function partialOutcome(
+  plan: CallPlan,
+  acc: Accumulator,
+  attempts: number,
+  continuations: number,
+  cause: unknown,
+): ChatResult {
+  const partial = acc.toResult(attempts, "length");
+  if (continuations > 0) partial.continuations = continuations;
+  if (plan.onPartial === "return") {
+    partial.partial = true;
+    partial.error = cause as Error;
+    return partial;
+  }
+  throw withAttempts(new PartialStreamError(partial, cause), attempts);
+}
+
+function isModelNotFound(error: unknown): boolean {
+  return isAPIStatusError(error) && error.status === 404;
+}
+
+function withAttempts(error: unknown, attempts: number): unknown {
+  if (error !== null && typeof error === "object") (error as { attempts?: number }).attempts = attempts;
+  return error;
+}
+
+function pickRateLimit(headers: Record<string, string>): Record<string, string> | undefined {
+  let picked: Record<string, string> | undefined;
+  for (const name in headers) {
+    if (name.startsWith("x-ratelimit-")) (picked ??= {})[name] = headers[name]!;
+  }
+  return picked;
+}

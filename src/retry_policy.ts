@@ -1,0 +1,114 @@
+/**
+ * What is worth retrying, and how long to wait first. Pure functions: no timers, no I/O.
+ *
+ * @module
+ */
+
+import {
+  isAPIStatusError,
+  isConnectionError,
+  isTimeoutError,
+  isUpstreamStreamError,
+} from "./errors.ts";
+
+/** Statuses that describe a passing condition: timeout, conflict, rate limit, server trouble. */
+const RETRYABLE_STATUS = new Set([408, 409, 429, 500, 502, 503, 504]);
+
+/** Resolved backoff settings. */
+export interface BackoffOptions {
+  initialDelayMs: number;
+  maxDelayMs: number;
+  maxRetryAfterMs: number;
+}
+
+/**
+ * Whether a failed attempt may be tried again (before any content reached the caller).
+ *
+ * @example
+ * ```ts
+ * isRetryable(new TimeoutError("idle", 1000)); // true
+ * ```
+ */
+export function isRetryable(error: unknown): boolean {
+  if (isConnectionError(error)) return true;
+  if (isTimeoutError(error)) return error.phase !== "total";
+  if (isUpstreamStreamError(error)) return error.retryable;
+  if (!isAPIStatusError(error)) return false;
+  // The server knows best: OpenAI and Anthropic send this to override the status rule.
+  const shouldRetry = error.headers["x-should-retry"];
+  if (shouldRetry === "true") return true;
+  if (shouldRetry === "false") return false;
+  if (error.status === 429 && isQuotaExhausted(error.body)) return false;
+  return RETRYABLE_STATUS.has(error.status) || (error.status >= 520 && error.status <= 529);
+}
+
+/**
+ * Whether an error body says the account's quota or spending limit is used up: a 429 that
+ * waiting will not fix.
+ *
+ * @example
+ * ```ts
+ * isQuotaExhausted({ error: { code: "insufficient_quota" } }); // true
+ * ```
+ */
+export function isQuotaExhausted(body: unknown): boolean {
+  const error = (body as { error?: unknown } | null)?.error;
+  if (typeof error === "string") return QUOTA.test(error);
+  if (error === null || typeof error !== "object") return false;
+  const { code, type, message } = error as Record<string, unknown>;
+  return code === "insufficient_quota" || type === "insufficient_quota" ||
+    (typeof message === "string" && QUOTA.test(message));
+}
+
+const QUOTA = /insufficient[_ ]quota|exceeded your (current )?quota|spend(ing)? limit|usage limit|credit balance|billing/i;
+
+/**
+ * The delay the server asked for, from `retry-after-ms` or `retry-after` (seconds or an
+ * HTTP date). A date is measured against the response's own `Date` header, so a skewed
+ * local clock does not matter.
+ *
+ * @example
+ * ```ts
+ * retryAfterMs({ "retry-after": "2" }); // 2000
+ * ```
+ */
+export function retryAfterMs(headers: Record<string, string>, now = Date.now()): number | undefined {
+  const ms = headers["retry-after-ms"];
+  if (ms !== undefined) {
+    const value = Number.parseFloat(ms);
+    if (Number.isFinite(value) && value >= 0) return value;
+  }
+  const after = headers["retry-after"];
+  if (after === undefined) return undefined;
+  if (/^\s*\d+(\.\d+)?\s*$/.test(after)) return Number.parseFloat(after) * 1000;
+  const date = Date.parse(after);
+  if (Number.isNaN(date)) return undefined;
+  const serverNow = headers["date"] !== undefined ? Date.parse(headers["date"]) : Number.NaN;
+  return Math.max(0, date - (Number.isNaN(serverNow) ? now : serverNow));
+}
+
+/**
+ * Delay before retry number `retry` (1 for the first retry): the server's `Retry-After` when
+ * it sent one (never less), otherwise full jitter in
+ * `[initialDelayMs, min(maxDelayMs, initialDelayMs * 2^retry)]`. Returns `undefined` when the
+ * server asks for more than `maxRetryAfterMs`: better to fail now than to park the caller.
+ *
+ * @example
+ * ```ts
+ * backoffDelay(undefined, 1, { initialDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 60_000 }); // 500..1000
+ * ```
+ */
+export function backoffDelay(
+  error: unknown,
+  retry: number,
+  options: BackoffOptions,
+  random: () => number = Math.random,
+): number | undefined {
+  if (isAPIStatusError(error)) {
+    const asked = retryAfterMs(error.headers);
+    if (asked !== undefined) return asked > options.maxRetryAfterMs ? undefined : Math.ceil(asked);
+  }
+  const { initialDelayMs, maxDelayMs } = options;
+  const ceiling = Math.max(initialDelayMs, Math.min(maxDelayMs, initialDelayMs * 2 ** retry));
+  return Math.round(initialDelayMs + random() * (ceiling - initialDelayMs));
+}

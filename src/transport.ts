@@ -1,0 +1,295 @@
+/**
+ * One attempt: send the request, check the response, read the body as SSE and feed the
+ * protocol decoder. The only module that touches `fetch` and response bodies.
+ *
+ * @module
+ */
+
+import { createParser, type EventSourceMessage, type ParseError } from "eventsource-parser";
+import type { Accumulator } from "./accumulator.ts";
+import type { CallControl, Cancellable } from "./call_control.ts";
+import {
+  APIStatusError,
+  ConnectionError,
+  StopstreamError,
+  StreamProtocolError,
+} from "./errors.ts";
+import {
+  EVENT_KEEPALIVE,
+  EVENT_TERMINAL,
+  type Protocol,
+  type ProtocolRequest,
+  type StreamDecoder,
+} from "./protocols/protocol.ts";
+import type { StreamEvent } from "./types.ts";
+import { type AttemptTimeouts, Watchdog } from "./watchdog.ts";
+
+/** Error bodies are read up to this size: enough for any provider's message, bounded for HTML. */
+const ERROR_BODY_CAP = 64 * 1024;
+const STREAM: TextDecodeOptions = { stream: true };
+const noop = (): void => {};
+
+/** What the retry loop hands to one attempt. */
+export interface AttemptSetup {
+  fetch: typeof fetch;
+  request: ProtocolRequest;
+  protocol: Protocol;
+  timeouts: AttemptTimeouts;
+  maxEventBytes: number;
+  attempt: number;
+}
+
+/** The consumer side, for events and backpressure. */
+export interface AttemptConsumer {
+  /** `null` when nobody iterates. */
+  readonly listening: boolean;
+  push(event: StreamEvent): void;
+  /** Whether events are waiting to be consumed; the reader waits before the next read. */
+  readonly backlogged: boolean;
+  drained(): Promise<void>;
+}
+
+/**
+ * Runs one attempt to its end. Resolves with the response headers when the stream completed;
+ * rejects with a typed error otherwise. `control.stop()` cancels it at once.
+ *
+ * @example
+ * ```ts
+ * const headers = await new Attempt(control).run(setup, acc, consumer);
+ * ```
+ */
+export class Attempt implements Cancellable {
+  /** Why the attempt was cancelled (stop, or one of its own timers), once it was. */
+  failure: Error | undefined = undefined;
+  #control: CallControl;
+  #abort = new AbortController();
+  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined = undefined;
+
+  constructor(control: CallControl) {
+    this.#control = control;
+  }
+
+  /** Aborts the fetch and cancels the body, never awaiting the peer. */
+  cancel(reason: Error): void {
+    if (this.failure !== undefined) return;
+    this.failure = reason;
+    this.#abort.abort(reason);
+    // Not awaited: a cancel can hang on a peer that never answers. Cancelling resolves a
+    // pending read() at once, which is what wakes the reading loop.
+    this.#reader?.cancel(reason).catch(noop);
+  }
+
+  /** Sends the request and reads the stream into `acc`. */
+  async run(
+    setup: AttemptSetup,
+    acc: Accumulator,
+    consumer: AttemptConsumer,
+  ): Promise<Record<string, string>> {
+    this.#control.current = this;
+    const watchdog = new Watchdog(this, setup.timeouts);
+    try {
+      watchdog.arm("headers");
+      const response = await this.#send(setup);
+      const headers = headersToRecord(response.headers);
+      if (!response.ok) {
+        throw new APIStatusError(response.status, headers, await this.#readErrorBody(response));
+      }
+      await this.#checkContentType(response, headers, setup.protocol);
+      if (consumer.listening) {
+        consumer.push({ type: "open", attempt: setup.attempt, status: response.status, headers });
+      }
+      watchdog.arm("first-event");
+      await this.#read(response.body!, setup, acc, consumer, watchdog);
+      return headers;
+    } finally {
+      watchdog.stop();
+      if (this.#control.current === this) this.#control.current = undefined;
+    }
+  }
+
+  async #send(setup: AttemptSetup): Promise<Response> {
+    const fetchFn = setup.fetch; // called unbound: browsers reject fetch with a foreign `this`
+    const { url, headers, body } = setup.request;
+    let response: Response;
+    try {
+      response = await fetchFn(url, { method: "POST", headers, body, signal: this.#abort.signal });
+    } catch (error) {
+      throw this.failure ?? new ConnectionError(`stopstream: request failed: ${message(error)}`, {
+        cause: error,
+      });
+    }
+    if (this.failure !== undefined) {
+      response.body?.cancel().catch(noop);
+      throw this.failure;
+    }
+    return response;
+  }
+
+  async #checkContentType(
+    response: Response,
+    headers: Record<string, string>,
+    protocol: Protocol,
+  ): Promise<void> {
+    const type = headers["content-type"] ?? "";
+    if (/^\s*text\/event-stream/i.test(type) && response.body !== null) return;
+    // An SSE parser fed HTML yields zero events: that must never pass for an empty answer.
+    const body = await this.#readErrorBody(response);
+    if (typeof body === "object" && body !== null && "error" in body) {
+      throw protocol.toUpstreamError(body) ??
+        new APIStatusError(response.status, headers, body);
+    }
+    const snippet = typeof body === "string" ? body.slice(0, 200) : JSON.stringify(body);
+    throw new StreamProtocolError(
+      `stopstream: expected a text/event-stream response, got ${
+        type || "no content-type"
+      } (status ${response.status}): ${snippet}`,
+    );
+  }
+
+  /** Reads at most 64 KiB; JSON when it parses, text otherwise. */
+  async #readErrorBody(response: Response): Promise<unknown> {
+    if (response.body === null) return "";
+    const reader = response.body.getReader();
+    this.#reader = reader;
+    const decoder = new TextDecoder();
+    let text = "";
+    try {
+      while (text.length < ERROR_BODY_CAP) {
+        const { done, value } = await reader.read();
+        if (this.failure !== undefined) throw this.failure;
+        if (done) break;
+        text += decoder.decode(value, STREAM);
+      }
+    } catch (error) {
+      throw this.failure ?? new ConnectionError("stopstream: error body cut off", { cause: error });
+    } finally {
+      reader.cancel().catch(noop);
+    }
+    text = text.slice(0, ERROR_BODY_CAP);
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return text;
+    }
+  }
+
+  async #read(
+    body: ReadableStream<Uint8Array>,
+    setup: AttemptSetup,
+    acc: Accumulator,
+    consumer: AttemptConsumer,
+    watchdog: Watchdog,
+  ): Promise<void> {
+    const reader = body.getReader();
+    this.#reader = reader;
+    if (this.failure !== undefined) reader.cancel(this.failure).catch(noop);
+    const feed = new SseFeed(setup.protocol.createDecoder(acc), setup.maxEventBytes);
+    const text = new TextDecoder();
+    try {
+      for (;;) {
+        let chunk: ReadableStreamReadResult<Uint8Array>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          throw this.failure ??
+            new ConnectionError(`stopstream: connection lost mid-stream: ${message(error)}`, {
+              cause: error,
+            });
+        }
+        if (this.failure !== undefined) throw this.failure;
+        if (chunk.done) break;
+        const before = feed.progress;
+        feed.feed(text.decode(chunk.value, STREAM));
+        if (feed.terminal) return;
+        if (feed.progress !== before) watchdog.progress();
+        if (consumer.backlogged) {
+          // Backpressure: read no further until the consumer has taken what we parsed.
+          watchdog.pause();
+          await consumer.drained();
+          watchdog.resume();
+          if (this.failure !== undefined) throw this.failure;
+        }
+      }
+      feed.end(text.decode());
+      if (!feed.terminal && !feed.decoder.endedCleanly()) {
+        throw new ConnectionError("stopstream: the stream ended before its terminal event");
+      }
+    } finally {
+      // Released without waiting for the server to close it (events after [DONE] are ignored).
+      reader.cancel().catch(noop);
+    }
+  }
+}
+
+/**
+ * eventsource-parser wired to a decoder. Callbacks are created once per attempt; per event
+ * the only work is the decoder's.
+ */
+class SseFeed {
+  readonly decoder: StreamDecoder;
+  terminal = false;
+  /** Count of progress events, compared per chunk to feed the watchdog. */
+  progress = 0;
+  #parser;
+
+  constructor(decoder: StreamDecoder, maxEventBytes: number) {
+    this.decoder = decoder;
+    this.#parser = createParser({
+      onEvent: (message: EventSourceMessage) => this.#onEvent(message),
+      onError: (error: ParseError) => {
+        if (error.type === "max-buffer-size-exceeded") {
+          throw new StreamProtocolError(
+            `stopstream: an SSE event exceeded the ${maxEventBytes}-byte cap`,
+            { cause: error },
+          );
+        }
+        // Unknown fields and bad `retry:` lines are ignored, as the SSE spec says.
+      },
+      maxBufferSize: maxEventBytes,
+    });
+  }
+
+  feed(text: string): void {
+    if (text.length > 0) this.#parser.feed(text);
+  }
+
+  /** Flushes a final event that the server did not terminate with a blank line. */
+  end(rest: string): void {
+    try {
+      this.#parser.feed(rest + "\n\n");
+    } catch (error) {
+      // A half-written event at the end of the body is a cut connection, not bad data.
+      if (error instanceof StopstreamError && error.name === "StreamProtocolError") {
+        throw new ConnectionError("stopstream: the stream ended mid-event", { cause: error });
+      }
+      throw error;
+    }
+  }
+
+  #onEvent(message: EventSourceMessage): void {
+    if (this.terminal) return;
+    const outcome = this.decoder.onEvent(message.event, message.data);
+    if (outcome === EVENT_TERMINAL) this.terminal = true;
+    else if (outcome !== EVENT_KEEPALIVE) this.progress++;
+  }
+}
+
+/**
+ * Plain-object copy of response headers, lower-case names.
+ *
+ * @example
+ * ```ts
+ * headersToRecord(new Headers({ "Retry-After": "1" })); // { "retry-after": "1" }
+ * ```
+ */
+export function headersToRecord(headers: Headers): Record<string, string> {
+  const record: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    record[name] = value;
+  });
+  return record;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
