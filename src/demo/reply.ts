@@ -1,0 +1,269 @@
+/**
+ * What the demo model says: request validation and a deterministic reply plan (text,
+ * reasoning or tool calls), independent of timing and transport.
+ *
+ * @module
+ */
+
+/**
+ * The parts of a chat completions request the demo model looks at.
+ *
+ * @example
+ * ```ts
+ * const body: DemoChatRequest = parseDemoRequest({ model: "demo", messages: [] });
+ * ```
+ */
+export interface DemoChatRequest {
+  model: string;
+  messages: unknown[];
+  tools: DemoTool[];
+  toolChoice: unknown;
+  stream: boolean;
+  includeUsage: boolean;
+}
+
+/**
+ * One function tool offered to the model.
+ *
+ * @example
+ * ```ts
+ * const tool: DemoTool = { name: "get_weather", parameters: { type: "object" } };
+ * ```
+ */
+export interface DemoTool {
+  name: string;
+  parameters: unknown;
+}
+
+/**
+ * The reply, split into the deltas the stream paces one by one ("words").
+ *
+ * @example
+ * ```ts
+ * const plan: DemoPlan = planDemoReply(parseDemoRequest({ messages: [] }), {});
+ * plan.deltas.length; // number of paced chunks
+ * ```
+ */
+export interface DemoPlan {
+  id: string;
+  deltas: Record<string, unknown>[];
+  finishReason: "stop" | "tool_calls";
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  /** The assembled assistant message, for `stream: false`. */
+  message: Record<string, unknown>;
+}
+
+/**
+ * Validate a parsed JSON body; the message is meant for a 400 answer.
+ *
+ * @throws {TypeError} when the body is not an object with a `messages` array or a tool is malformed.
+ * @example
+ * ```ts
+ * parseDemoRequest({ model: "demo", messages: [{ role: "user", content: "hi" }], stream: true });
+ * ```
+ */
+export function parseDemoRequest(json: unknown): DemoChatRequest {
+  if (!isRecord(json)) throw new TypeError("The request body must be a JSON object.");
+  const { messages, tools, model, stream_options: streamOptions } = json;
+  if (!Array.isArray(messages)) {
+    throw new TypeError("The request body must have a `messages` array.");
+  }
+  if (tools !== undefined && !Array.isArray(tools)) {
+    throw new TypeError("`tools` must be an array when present.");
+  }
+  return {
+    model: typeof model === "string" && model !== "" ? model : "demo",
+    messages,
+    tools: (tools ?? []).map(parseTool),
+    toolChoice: json.tool_choice,
+    stream: json.stream === true,
+    includeUsage: isRecord(streamOptions) && streamOptions.include_usage === true,
+  };
+}
+
+function parseTool(tool: unknown, index: number): DemoTool {
+  const fn = isRecord(tool) ? tool.function : undefined;
+  if (!isRecord(fn) || typeof fn.name !== "string" || fn.name === "") {
+    throw new TypeError(`tools[${index}].function.name must be a non-empty string.`);
+  }
+  return { name: fn.name, parameters: fn.parameters };
+}
+
+const TAIL = "This is the stopstream demo model, streaming a fixed reply word by word so you can " +
+  "watch retries, stalls and interrupts happen without spending a single token.";
+const THOUGHT = "Let me think about how to answer this: the demo model always reasons in the " +
+  "same careful, deterministic way before it replies.";
+const ECHO_WORDS = 10;
+const FRAGMENT_CHARS = 8;
+
+/**
+ * Plan the deterministic reply to a request: the same input always gives the same deltas.
+ *
+ * @example
+ * ```ts
+ * const plan = planDemoReply(parseDemoRequest({ messages: [{ role: "user", content: "hi" }] }), {});
+ * plan.message.content; // 'You said: "hi". This is the stopstream demo model, …'
+ * ```
+ */
+export function planDemoReply(
+  request: DemoChatRequest,
+  options: { reasoning?: number; words?: number },
+): DemoPlan {
+  const id = `chatcmpl-demo-${hash(JSON.stringify([request.model, request.messages]))}`;
+  const deltas: Record<string, unknown>[] = [];
+  const message: Record<string, unknown> = { role: "assistant", content: null };
+  const reasoningCount = options.reasoning ?? (request.model.includes("reason") ? 8 : 0);
+  if (reasoningCount > 0) {
+    const words = takeWords(THOUGHT, reasoningCount);
+    for (const word of words) deltas.push({ reasoning_content: word });
+    message.reasoning_content = words.join("");
+  }
+  const last = request.messages[request.messages.length - 1];
+  const callTools = request.tools.length > 0 && request.toolChoice !== "none" &&
+    !(isRecord(last) && last.role === "tool");
+  let finishReason: DemoPlan["finishReason"] = "stop";
+  if (callTools) {
+    finishReason = "tool_calls";
+    const calls = request.tools.slice(0, 2).map((tool, index) => ({
+      index,
+      id: `call_${id.slice(-8)}_${index}`,
+      type: "function",
+      function: { name: tool.name, arguments: argumentsFor(tool, lastUserText(request)) },
+    }));
+    for (const call of calls) {
+      const { index, id: callId, type, function: { name, arguments: args } } = call;
+      deltas.push({ tool_calls: [{ index, id: callId, type, function: { name, arguments: "" } }] });
+      for (const piece of fragments(args)) {
+        deltas.push({ tool_calls: [{ index, function: { arguments: piece } }] });
+      }
+    }
+    message.tool_calls = calls.map(({ index: _index, ...call }) => call);
+  } else {
+    const words = takeWords(replyText(request), options.words);
+    for (const word of words) deltas.push({ content: word });
+    message.content = words.join("");
+  }
+  const first = deltas[0];
+  if (first !== undefined) {
+    // OpenAI puts the role on the first chunk only; clients that key on it must still work.
+    deltas[0] = callTools && reasoningCount === 0
+      ? { role: "assistant", content: null, ...first }
+      : { role: "assistant", ...first };
+  }
+  const prompt = Math.max(1, countWords(JSON.stringify(request.messages)));
+  return {
+    id,
+    deltas,
+    finishReason,
+    usage: {
+      prompt_tokens: prompt,
+      completion_tokens: deltas.length,
+      total_tokens: prompt + deltas.length,
+    },
+    message,
+  };
+}
+
+function replyText(request: DemoChatRequest): string {
+  const last = request.messages[request.messages.length - 1];
+  if (isRecord(last) && last.role === "tool") {
+    return `The tool answered: "${echo(textOf(last.content))}". ${TAIL}`;
+  }
+  const said = lastUserText(request);
+  return said === "" ? `You said nothing yet. ${TAIL}` : `You said: "${echo(said)}". ${TAIL}`;
+}
+
+function lastUserText(request: DemoChatRequest): string {
+  for (let i = request.messages.length - 1; i >= 0; i--) {
+    const message = request.messages[i];
+    if (isRecord(message) && message.role === "user") return textOf(message.content).trim();
+  }
+  return "";
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((part) => isRecord(part) && typeof part.text === "string" ? part.text : "")
+    .join(" ");
+}
+
+function echo(text: string): string {
+  const words = text.split(/\s+/).filter((word) => word !== "");
+  const head = words.slice(0, ECHO_WORDS).join(" ");
+  return words.length > ECHO_WORDS ? `${head}…` : head;
+}
+
+/** Words with their leading space, so concatenating the deltas gives back the sentence. */
+function takeWords(text: string, count?: number): string[] {
+  const words = text.split(" ");
+  const n = count ?? words.length;
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) out.push((i === 0 ? "" : " ") + words[i % words.length]);
+  return out;
+}
+
+function argumentsFor(tool: DemoTool, userText: string): string {
+  const properties = isRecord(tool.parameters) ? tool.parameters.properties : undefined;
+  const args: Record<string, unknown> = {};
+  if (isRecord(properties)) {
+    for (const [name, schema] of Object.entries(properties).slice(0, 4)) {
+      args[name] = sampleValue(schema, userText);
+    }
+  }
+  return JSON.stringify(args);
+}
+
+function sampleValue(schema: unknown, userText: string): unknown {
+  if (!isRecord(schema)) return userText;
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
+  switch (schema.type) {
+    case "number":
+    case "integer":
+      return 42;
+    case "boolean":
+      return true;
+    case "array":
+      return [];
+    case "object":
+      return {};
+    default:
+      return userText === "" ? "stopstream" : echo(userText);
+  }
+}
+
+function fragments(text: string): string[] {
+  // Split on code points so no fragment ends inside a surrogate pair.
+  const points = Array.from(text);
+  const out: string[] = [];
+  for (let i = 0; i < points.length; i += FRAGMENT_CHARS) {
+    out.push(points.slice(i, i + FRAGMENT_CHARS).join(""));
+  }
+  return out.length > 0 ? out : [""];
+}
+
+function countWords(text: string): number {
+  return text.split(/[^\p{L}\p{N}]+/u).filter((word) => word !== "").length;
+}
+
+/** FNV-1a: a stable, dependency-free id that is the same for the same conversation. */
+function hash(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0).toString(16).padStart(8, "0");
+}
+
+/**
+ * Narrow `unknown` to a plain object.
+ *
+ * @example
+ * ```ts
+ * isRecord({}); // true
+ * ```
+ */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,167 @@
+/**
+ * The demo upstream's SSE body: paces a reply plan word by word with real timers and injects
+ * mid-stream faults (drop, stall, pings, error event).
+ *
+ * @module
+ */
+
+import type { DemoFaults } from "./faults.ts";
+import type { DemoPlan } from "./reply.ts";
+
+/**
+ * Everything the SSE body needs to play one reply.
+ *
+ * @example
+ * ```ts
+ * const input: DemoStreamInput = { plan, faults: {}, model: "demo", wordDelayMs: 25, includeUsage: true, attempt: 1 };
+ * ```
+ */
+export interface DemoStreamInput {
+  plan: DemoPlan;
+  faults: DemoFaults;
+  model: string;
+  wordDelayMs: number;
+  includeUsage: boolean;
+  attempt: number;
+  /** Aborts the stream like a client disconnect (e.g. a Worker's `request.signal`). */
+  signal?: AbortSignal | undefined;
+  onCancel?: ((info: { attempt: number; wordsSent: number }) => void) | undefined;
+}
+
+const DONE = "data: [DONE]\n\n";
+const PING = ": ping\n\n";
+const LOST = 'data: {"error":{"message":"Network connection lost.","type":"server_error"}}\n\n';
+
+/**
+ * Build the `chat.completion.chunk` SSE body for a reply plan.
+ *
+ * Every timer is cleared and `onCancel` runs once when the reader cancels the body or the
+ * signal aborts; a `drop-after` fault errors the stream so servers cut the connection.
+ *
+ * @example
+ * ```ts
+ * const body = createDemoStream({ plan, faults: { dropAfter: 5 }, model: "demo", wordDelayMs: 1, includeUsage: false, attempt: 1 });
+ * new Response(body, { headers: { "content-type": "text/event-stream" } });
+ * ```
+ */
+export function createDemoStream(input: DemoStreamInput): ReadableStream<Uint8Array> {
+  const { plan, faults, signal, onCancel, attempt } = input;
+  const encoder = new TextEncoder();
+  const created = Math.floor(Date.now() / 1000);
+  const delay = faults.wordDelayMs ?? input.wordDelayMs;
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let finished = false;
+  let wordsSent = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let wake: (() => void) | undefined;
+  let ping: ReturnType<typeof setInterval> | undefined;
+
+  const send = (text: string): void => {
+    if (!finished) controller.enqueue(encoder.encode(text));
+  };
+  const chunk = (delta: Record<string, unknown>, finishReason: string | null): string =>
+    `data: ${
+      JSON.stringify({
+        id: plan.id,
+        object: "chat.completion.chunk",
+        created,
+        model: input.model,
+        choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+      })
+    }\n\n`;
+  const finish = (): void => {
+    finished = true;
+    clearTimeout(timer);
+    clearInterval(ping);
+    signal?.removeEventListener("abort", onAbort);
+    // Releasing a pending sleep lets the loop see `finished` and return instead of hanging.
+    wake?.();
+  };
+  const cancelled = (): void => {
+    if (finished) return;
+    finish();
+    onCancel?.({ attempt, wordsSent });
+  };
+  function onAbort(): void {
+    if (finished) return;
+    cancelled();
+    try {
+      controller.error(signal?.reason);
+    } catch {
+      // Already closed or errored by the reader: nothing left to tell it.
+    }
+  }
+  const sleep = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      wake = resolve;
+      timer = setTimeout(() => {
+        wake = undefined;
+        resolve();
+      }, ms);
+    });
+  const at = (limit: number | undefined, i: number): boolean =>
+    limit !== undefined && Math.min(limit, plan.deltas.length) === i;
+
+  const run = async (): Promise<void> => {
+    const { deltas } = plan;
+    for (let i = 0; i <= deltas.length; i++) {
+      if (i < deltas.length) await sleep(delay);
+      if (finished) return;
+      if (at(faults.dropAfter, i)) {
+        finish();
+        controller.error(new Error(`demo upstream dropped the connection after ${i} words`));
+        return;
+      }
+      if (at(faults.errorEventAfter, i)) {
+        send(LOST);
+        finish();
+        controller.close();
+        return;
+      }
+      if (faults.stallMs !== undefined && at(faults.stallAfter ?? 1, i)) {
+        await sleep(faults.stallMs);
+        if (finished) return;
+      }
+      if (i === deltas.length) break;
+      send(chunk(deltas[i] as Record<string, unknown>, null));
+      wordsSent++;
+    }
+    send(chunk({}, plan.finishReason));
+    if (input.includeUsage) {
+      send(`data: ${
+        JSON.stringify({
+          id: plan.id,
+          object: "chat.completion.chunk",
+          created,
+          model: input.model,
+          choices: [],
+          usage: plan.usage,
+        })
+      }\n\n`);
+    }
+    send(DONE);
+    finish();
+    controller.close();
+  };
+
+  return new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c;
+      if (signal?.aborted) {
+        cancelled();
+        c.error(signal.reason);
+        return;
+      }
+      signal?.addEventListener("abort", onAbort, { once: true });
+      if (faults.pingMs !== undefined) ping = setInterval(send, faults.pingMs, PING);
+      run().catch((error: unknown) => {
+        if (finished) return;
+        finish();
+        controller.error(error);
+      });
+    },
+    cancel() {
+      cancelled();
+    },
+  });
+}

@@ -1,0 +1,200 @@
+/**
+ * The demo upstream: an OpenAI-compatible chat completions model that streams a deterministic
+ * reply and injects faults on request (`x-demo-fault`). A plain `Request → Response` function,
+ * so the relay, the CLI and the tests' fault server all serve the same implementation.
+ *
+ * @module
+ */
+
+import { type DemoFaults, parseDemoFaults } from "./faults.ts";
+import { parseDemoRequest, planDemoReply } from "./reply.ts";
+import { createDemoStream } from "./stream.ts";
+
+export { type DemoFaults, parseDemoFaults };
+
+/**
+ * Options of {@link createDemoUpstream}.
+ *
+ * @example
+ * ```ts
+ * const options: DemoUpstreamOptions = { wordDelayMs: 5, onCancel: ({ wordsSent }) => console.log(wordsSent) };
+ * ```
+ */
+export interface DemoUpstreamOptions {
+  /** Pause before each streamed word, in ms (default 25); `word-delay=N` overrides it per request. */
+  wordDelayMs?: number;
+  /** Runs once when the client stops reading a stream (body cancelled or request aborted). */
+  onCancel?: (info: { attempt: number; wordsSent: number }) => void;
+  /** Runs for every request, before validation, with the raw `x-demo-fault` spec. */
+  onRequest?: (info: { attempt: number; faults: string }) => void;
+}
+
+const FAULT_HEADER = "x-demo-fault";
+const ATTEMPT_HEADER = "x-demo-attempt";
+
+/**
+ * Create the demo model as a fetch-style handler for `POST …/chat/completions`.
+ *
+ * Faults come from the `x-demo-fault` header (`status=503,retry-after=1`, `drop-after=5`,
+ * `stall-ms=3000`, `ping-ms=500`, `error-event-after=3`, `first-byte-ms=2000`, `html=1`,
+ * `word-delay=10`, `words=50`, `reasoning=4`, and per attempt `attempt1=status:503`); the
+ * attempt number comes from `x-demo-attempt` (default 1).
+ *
+ * @example
+ * ```ts
+ * const demo = createDemoUpstream({ wordDelayMs: 10 });
+ * const response = await demo(new Request("http://demo/v1/chat/completions", {
+ *   method: "POST",
+ *   headers: { "x-demo-fault": "attempt1=status:503" },
+ *   body: JSON.stringify({ model: "demo", stream: true, messages: [{ role: "user", content: "hi" }] }),
+ * }));
+ * response.status; // 503
+ * ```
+ */
+export function createDemoUpstream(
+  options: DemoUpstreamOptions = {},
+): (request: Request) => Promise<Response> {
+  const wordDelayMs = options.wordDelayMs ?? 25;
+  if (!(wordDelayMs >= 0 && Number.isFinite(wordDelayMs))) {
+    throw new RangeError(`wordDelayMs must be a finite number >= 0, got ${wordDelayMs}`);
+  }
+  return async (request) => {
+    const attemptHeader = request.headers.get(ATTEMPT_HEADER)?.trim() ?? "1";
+    const attempt = /^[1-9][0-9]{0,5}$/.test(attemptHeader) ? Number(attemptHeader) : Number.NaN;
+    if (Number.isNaN(attempt)) {
+      return errorResponse(
+        400,
+        `${ATTEMPT_HEADER} must be a positive integer, got "${attemptHeader}"`,
+      );
+    }
+    const spec = request.headers.get(FAULT_HEADER) ?? "";
+    options.onRequest?.({ attempt, faults: spec });
+    if (request.method !== "POST") {
+      return errorResponse(405, `Method ${request.method} not allowed; use POST.`, {
+        allow: "POST",
+      });
+    }
+    if (!new URL(request.url).pathname.endsWith("/chat/completions")) {
+      return errorResponse(404, "Not found; the demo model serves POST …/chat/completions.");
+    }
+    let faults: DemoFaults;
+    try {
+      faults = parseDemoFaults(spec, attempt);
+    } catch (error) {
+      return errorResponse(400, (error as Error).message, {}, "invalid_demo_fault");
+    }
+    let json: unknown;
+    try {
+      json = await request.json();
+    } catch {
+      return errorResponse(400, "The request body is not valid JSON.");
+    }
+    let body: ReturnType<typeof parseDemoRequest>;
+    try {
+      body = parseDemoRequest(json);
+    } catch (error) {
+      return errorResponse(400, (error as Error).message);
+    }
+    const headers = new Headers({ [ATTEMPT_HEADER]: String(attempt) });
+    if (faults.retryAfter !== undefined) headers.set("retry-after", String(faults.retryAfter));
+    if (faults.retryAfterMs !== undefined) {
+      headers.set("retry-after-ms", String(faults.retryAfterMs));
+    }
+    if (faults.firstByteMs !== undefined) {
+      const waited = await waitUnlessAborted(faults.firstByteMs, request.signal);
+      if (!waited) {
+        options.onCancel?.({ attempt, wordsSent: 0 });
+        // Nobody is listening any more; the status only matters for logs.
+        return new Response(null, { status: 499 });
+      }
+    }
+    if (faults.status !== undefined && faults.status !== 200) {
+      return errorResponse(faults.status, faultMessage(faults.status), headers);
+    }
+    if (faults.html === true) {
+      headers.set("content-type", "text/html; charset=utf-8");
+      return new Response(HTML, { status: 200, headers });
+    }
+    const plan = planDemoReply(body, {
+      ...(faults.reasoning !== undefined ? { reasoning: faults.reasoning } : {}),
+      ...(faults.words !== undefined ? { words: faults.words } : {}),
+    });
+    if (!body.stream) {
+      headers.set("content-type", "application/json");
+      return new Response(
+        JSON.stringify({
+          id: plan.id,
+          object: "chat.completion",
+          created: Math.floor(Date.now() / 1000),
+          model: body.model,
+          choices: [{
+            index: 0,
+            message: plan.message,
+            logprobs: null,
+            finish_reason: plan.finishReason,
+          }],
+          usage: plan.usage,
+        }),
+        { status: 200, headers },
+      );
+    }
+    headers.set("content-type", "text/event-stream; charset=utf-8");
+    headers.set("cache-control", "no-cache");
+    const stream = createDemoStream({
+      plan,
+      faults,
+      model: body.model,
+      wordDelayMs,
+      includeUsage: body.includeUsage,
+      attempt,
+      signal: request.signal,
+      onCancel: options.onCancel,
+    });
+    return new Response(stream, { status: 200, headers });
+  };
+}
+
+const HTML = "<!doctype html>\n<html><head><title>Just a moment…</title></head>" +
+  "<body><h1>Checking your browser before accessing the API</h1>" +
+  "<p>This is the stopstream demo answering HTML with status 200 (fault html=1).</p>" +
+  "</body></html>\n";
+
+function faultMessage(status: number): string {
+  if (status === 429) return "Rate limit reached (demo fault status=429).";
+  if (status >= 500) return `The demo model is overloaded (demo fault status=${status}).`;
+  return `The demo model rejected the request (demo fault status=${status}).`;
+}
+
+function errorType(status: number): string {
+  if (status === 429) return "rate_limit_error";
+  if (status === 401) return "authentication_error";
+  if (status >= 500) return "server_error";
+  return "invalid_request_error";
+}
+
+function errorResponse(
+  status: number,
+  message: string,
+  init: HeadersInit = {},
+  code: string | null = null,
+): Response {
+  const headers = new Headers(init);
+  headers.set("content-type", "application/json");
+  const error = { message, type: errorType(status), param: null, code };
+  return new Response(JSON.stringify({ error }), { status, headers });
+}
+
+function waitUnlessAborted(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  if (signal?.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve(true);
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
