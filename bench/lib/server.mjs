@@ -1,0 +1,126 @@
+// The loopback upstream (127.0.0.1 only), run as its own process so it never competes with the
+// contender for the event loop. Routes, under /s/<scenario>/<anything>:
+//   tp.<workload>.<n>.<seed>  stream a synthetic workload as fast as the socket takes it
+//   short                     a 6-delta answer written at once (time to first delta)
+//   hang.<id>                 accept the request and never answer
+//   park.<id>                 send headers and three deltas, then go quiet
+//   e503.<id>                 answer 503 (no Retry-After), every time
+// and GET /meta/<tp key> (sizes + text hash), GET /closes?prefix=… (when each hang/park
+// connection closed, `process.hrtime.bigint()` in ns: the same monotonic clock as the child).
+
+import { createServer } from "node:http";
+import { buildWorkload, openaiStream } from "./streams.mjs";
+
+const cache = new Map();
+const closes = new Map();
+
+function workload(key) {
+  let data = cache.get(key);
+  if (!data) {
+    const [, name, n, seed] = key.split(".");
+    data = buildWorkload(name, Number(n), Number(seed));
+    cache.set(key, data);
+  }
+  return data;
+}
+
+const SSE_HEADERS = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache",
+};
+
+function pump(res, bytes) {
+  const step = 64 * 1024;
+  let at = 0;
+  let closed = false;
+  res.once("close", () => closed = true);
+  const write = () => {
+    while (!closed && at < bytes.length) {
+      const end = Math.min(at + step, bytes.length);
+      const more = res.write(bytes.subarray(at, end));
+      at = end;
+      if (!more) return void res.once("drain", write);
+    }
+    if (!closed) res.end();
+  };
+  write();
+}
+
+const short = openaiStream(6, 7);
+const park = openaiStream(3, 8);
+
+function route(req, res) {
+  const url = new URL(req.url, "http://127.0.0.1");
+  const parts = url.pathname.split("/");
+  if (parts[1] === "meta") {
+    const { bytes, events, textLength, textHash } = workload(parts[2]);
+    res.writeHead(200, { "content-type": "application/json" });
+    return void res.end(JSON.stringify({ bytes: bytes.length, events, textLength, textHash }));
+  }
+  if (parts[1] === "closes") {
+    const prefix = url.searchParams.get("prefix") ?? "";
+    const out = {};
+    for (const [id, ns] of closes) {
+      if (id.startsWith(prefix)) {
+        out[id] = ns.toString();
+        closes.delete(id);
+      }
+    }
+    res.writeHead(200, { "content-type": "application/json" });
+    return void res.end(JSON.stringify(out));
+  }
+  if (parts[1] !== "s" || !parts[2]) {
+    res.writeHead(404);
+    return void res.end();
+  }
+  const scenario = parts[2];
+  const dot = scenario.indexOf(".");
+  const kind = dot < 0 ? scenario : scenario.slice(0, dot);
+  const id = scenario.slice(dot + 1);
+  // Drain the request body so the request is complete from the client's point of view.
+  req.resume();
+  if (kind === "tp") {
+    res.writeHead(200, SSE_HEADERS);
+    return pump(res, workload(scenario).bytes);
+  }
+  if (kind === "short") {
+    res.writeHead(200, SSE_HEADERS);
+    return void res.end(short.bytes);
+  }
+  if (kind === "hang" || kind === "park") {
+    res.once("close", () => closes.set(id, process.hrtime.bigint()));
+    if (kind === "park") {
+      res.writeHead(200, SSE_HEADERS);
+      // The first five events: the role chunk and three deltas (not the finish).
+      res.write(park.bytes.subarray(0, park.offsets[4]));
+    }
+    return;
+  }
+  if (kind === "e503") {
+    res.writeHead(503, { "content-type": "application/json" });
+    return void res.end(
+      JSON.stringify({ error: { message: "overloaded", type: "server_error", code: 503 } }),
+    );
+  }
+  res.writeHead(404);
+  res.end();
+}
+
+/** Starts the server on an ephemeral loopback port; resolves with its base URL. */
+export function startServer() {
+  const server = createServer(route);
+  server.keepAliveTimeout = 60_000;
+  return new Promise((resolve) => {
+    server.listen(0, "127.0.0.1", () => {
+      resolve({ server, url: `http://127.0.0.1:${server.address().port}` });
+    });
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { url } = await startServer();
+  process.stdout.write(JSON.stringify({ url }) + "\n");
+  // The parent closes our stdin when it is done; exit then, whatever is still open.
+  process.stdin.on("end", () => process.exit(0));
+  process.stdin.resume();
+}

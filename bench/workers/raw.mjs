@@ -1,0 +1,18 @@
+// Raw `reader.read()`: counts bytes and nothing else, the physical limit of the delivery.
+import { runWorker } from "../lib/worker.mjs";
+import { post } from "../lib/raw_fetch.mjs";
+
+runWorker({
+  name: "raw",
+  async consume(ctx) {
+    const reader = (await post(ctx)).body.getReader();
+    let bytes = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      bytes += value.length;
+      if (ctx.onText !== null) ctx.onText();
+    }
+    return { text: null, bytes };
+  },
+});

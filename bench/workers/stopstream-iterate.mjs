@@ -1,0 +1,23 @@
+// stopstream, iterating every event with `for await` and taking the assembled result from the
+// `finish` event (no second concatenation in user code).
+import { runWorker } from "../lib/worker.mjs";
+import { answerOf, loadStopstream, optionsOf, protocolSupport } from "../lib/stopstream.mjs";
+
+const { streamChat, unavailable } = await loadStopstream();
+
+runWorker({
+  name: "stopstream-iterate",
+  unavailable,
+  supports: (workload) => protocolSupport(streamChat, workload),
+  async consume(ctx) {
+    const onText = ctx.onText;
+    let result;
+    for await (const event of streamChat(optionsOf(ctx))) {
+      if (event.type === "text") {
+        if (onText !== null) onText();
+      } else if (event.type === "finish") result = event.result;
+    }
+    if (result === undefined) return { text: undefined };
+    return { text: answerOf(ctx.workload, result) };
+  },
+});

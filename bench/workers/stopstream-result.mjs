@@ -1,0 +1,18 @@
+// stopstream, awaiting `result` without iterating (the stream drives itself).
+import { runWorker } from "../lib/worker.mjs";
+import { answerOf, loadStopstream, optionsOf, protocolSupport } from "../lib/stopstream.mjs";
+
+const { streamChat, unavailable } = await loadStopstream();
+
+runWorker({
+  name: "stopstream-result",
+  unavailable,
+  supports: (workload, task) =>
+    task === "ttfd"
+      ? "no per-delta hook when awaiting result"
+      : protocolSupport(streamChat, workload),
+  async consume(ctx) {
+    const result = await streamChat(optionsOf(ctx)).result;
+    return { text: answerOf(ctx.workload, result) };
+  },
+});
