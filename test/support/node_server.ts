@@ -99,11 +99,18 @@ export async function startNodeServer(
     connections: () => sockets.size,
     requests: () => served,
     request,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    close: async () => {
+      const closing = [...sockets].map((socket) =>
+        new Promise<void>((resolve) => {
+          socket.once("close", () => resolve());
+          socket.destroy();
+        })
+      );
+      await new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
-        for (const socket of sockets) socket.destroy();
-      }),
+      });
+      await Promise.all(closing);
+    },
   };
 }
 
