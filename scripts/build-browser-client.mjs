@@ -1,0 +1,42 @@
+// Bundles the stopstream client (src/index.ts) for browsers, so the relay's playground page can
+// import it from the Worker (`GET /stopstream.js`). Workers cannot read files at runtime, so the
+// bundle becomes a text module that wrangler embeds (its default rule for `*.txt`).
+//
+// Run by wrangler's `[build]` step (`wrangler dev`, `wrangler deploy`); the workers test config
+// calls `bundleBrowserClient()` directly instead of reading the generated file.
+import { readFile, writeFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const OUTPUT = "src/relay/generated/stopstream.browser.js.txt";
+
+/**
+ * Bundle `src/index.ts` as one ES module for browsers and return its text.
+ *
+ * @returns {Promise<string>}
+ */
+export async function bundleBrowserClient() {
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: ["src/index.ts"],
+    bundle: true,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    write: false,
+    legalComments: "inline",
+    banner: {
+      js: "// stopstream browser build, bundled from src/index.ts for the relay playground.",
+    },
+  });
+  return result.outputFiles[0].text;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const text = await bundleBrowserClient();
+  const path = `${root}/${OUTPUT}`;
+  const previous = await readFile(path, "utf8").catch(() => undefined);
+  // Writing only on change keeps wrangler's watcher (watch_dir = "src") from rebuilding forever.
+  if (previous !== text) await writeFile(path, text);
+}

@@ -1,0 +1,215 @@
+/**
+ * `createRelay()`: the Hono app of the relay, an OpenAI-compatible endpoint in front of one or
+ * more model providers.
+ *
+ * @module
+ */
+
+import { Hono } from "hono";
+import { cors } from "hono/cors";
+import { createDemoUpstream } from "../demo/upstream.ts";
+import { streamChat } from "../stream_chat.ts";
+import type { StreamChatOptions } from "../types.ts";
+import { isAuthorized } from "./auth.ts";
+import { ChunkEncoder, toChatCompletion } from "./chunks.ts";
+import { describeFailure, errorResponse, type RelayFailure } from "./errors.ts";
+import { type RelayOptions, type ResolvedUpstream, resolveRelayOptions } from "./options.ts";
+import { type ChatRequestBody, parseChatRequest, readLimited } from "./request_body.ts";
+import { sseResponse } from "./sse_response.ts";
+import { translateRequest } from "./translate_request.ts";
+import {
+  createUpstreamFetch,
+  DEMO_FAULT_HEADER,
+  forwardedHeaders,
+  type InProcessDemo,
+} from "./upstream_fetch.ts";
+
+/** The model name the built-in demo upstream answers to in `GET /v1/models`. */
+const DEMO_MODEL = "demo";
+
+/**
+ * Create the relay: `POST /v1/chat/completions` (streaming or not), `GET /v1/models`,
+ * `GET /healthz`, and, when no upstream is configured, the built-in demo upstream at
+ * `POST /demo/v1/chat/completions` (also used in-process as the default upstream).
+ *
+ * @example
+ * ```ts
+ * import { Hono } from "hono";
+ * import { createRelay } from "stopstream/hono";
+ *
+ * const app = new Hono();
+ * app.route("/", createRelay({
+ *   upstreams: [
+ *     { baseURL: "https://api.openai.com/v1", apiKey: "sk-…", protocol: "openai-chat", model: "gpt-4o-mini" },
+ *     { baseURL: "https://api.anthropic.com/v1", apiKey: "sk-ant-…", protocol: "anthropic-messages", model: "claude-sonnet-4-5" },
+ *   ],
+ *   keys: ["my-relay-key"],
+ * }));
+ * export default app;
+ * ```
+ */
+export function createRelay(options: RelayOptions = {}): Hono {
+  const config = resolveRelayOptions(options);
+  const demo = config.upstreams.length === 0 ? createDemoUpstream(config.demo) : undefined;
+  const secrets = config.upstreams.flatMap((u) => (u.apiKey ? [u.apiKey] : []));
+  const app = new Hono();
+
+  if (config.cors !== false) {
+    app.use(
+      "*",
+      cors({
+        origin: config.cors === true ? "*" : config.cors.origin,
+        allowMethods: ["GET", "POST", "OPTIONS"],
+        allowHeaders: ["authorization", "content-type", DEMO_FAULT_HEADER],
+        exposeHeaders: ["x-stopstream-attempts", "x-stopstream-upstream"],
+        maxAge: 600,
+      }),
+    );
+  }
+  app.get("/healthz", (c) => c.json({ status: "ok" }));
+  app.use("/v1/*", async (c, next) => {
+    if (await isAuthorized(c.req.header("authorization"), config.keys)) return next();
+    return errorResponse({
+      status: 401,
+      message: "Missing or invalid relay key; send `Authorization: Bearer <key>`.",
+      type: "invalid_request_error",
+      code: "invalid_api_key",
+    }, { "www-authenticate": "Bearer" });
+  });
+  app.get("/v1/models", (c) => {
+    const ids = demo !== undefined ? [DEMO_MODEL] : config.upstreams.flatMap((u) => u.model ?? []);
+    const data = [...new Set(ids)].map((id) => ({
+      id,
+      object: "model",
+      created: 0,
+      owned_by: "stopstream",
+    }));
+    return c.json({ object: "list", data });
+  });
+  app.post("/v1/chat/completions", async (c) => {
+    const text = await readLimited(c.req.raw, config.maxBodyBytes);
+    if (typeof text !== "string") return errorResponse(text);
+    const body = parseChatRequest(text);
+    if (isFailure(body)) return errorResponse(body);
+
+    const origin = new URL(c.req.url).origin;
+    const inProcess: InProcessDemo | undefined = demo && {
+      baseURL: `${origin}/demo/v1`,
+      handler: demo,
+      fault: c.req.header(DEMO_FAULT_HEADER) ?? null,
+    };
+    const upstreams: ResolvedUpstream[] = inProcess
+      ? [{
+        baseURL: inProcess.baseURL,
+        apiKey: undefined,
+        protocol: "openai-chat",
+        model: undefined,
+      }]
+      : config.upstreams;
+    const upstream = createUpstreamFetch(config.fetch, inProcess);
+    const abort = new AbortController();
+    const chat = streamChat({
+      ...callOptions(upstreams, body, forwardedHeaders(c.req.raw.headers)),
+      // The caller's own signal: it fires when the caller disconnects (on Workers with the
+      // `enable_request_signal` flag), and a caller abort is never retried.
+      signal: AbortSignal.any([c.req.raw.signal, abort.signal]),
+      fetch: upstream.fetch,
+      ...(config.maxRetries !== undefined ? { maxRetries: config.maxRetries } : {}),
+      ...(config.retry !== undefined ? { retry: config.retry } : {}),
+      ...(config.timeouts !== undefined ? { timeouts: config.timeouts } : {}),
+    });
+    const id = `chatcmpl-${crypto.randomUUID().replaceAll("-", "")}`;
+    const model = upstreams[0]?.model ?? (typeof body.model === "string" ? body.model : DEMO_MODEL);
+
+    if (body.stream !== true) {
+      try {
+        const result = await chat.result;
+        const completion = toChatCompletion(result, result.id || id, result.model || model);
+        return c.json(completion, 200, {
+          "x-stopstream-attempts": String(result.attempts),
+          "x-stopstream-upstream": String(result.target?.index ?? 0),
+        });
+      } catch (error) {
+        return errorResponse(describeFailure(error, secrets), {
+          "x-stopstream-attempts": String(upstream.calls),
+        });
+      }
+    }
+    const streamOptions = body.stream_options as { include_usage?: unknown } | null | undefined;
+    return await sseResponse({
+      stream: chat,
+      abort,
+      encoder: new ChunkEncoder(id, model, streamOptions?.include_usage === true),
+      keepAliveMs: config.keepAliveMs,
+      secrets,
+      attempts: () => upstream.calls,
+    });
+  });
+  if (demo !== undefined) app.all("/demo/v1/chat/completions", (c) => demo(c.req.raw));
+
+  app.all("/v1/chat/completions", (c) => methodNotAllowed(c.req.method, "POST"));
+  app.all("/v1/models", (c) => methodNotAllowed(c.req.method, "GET"));
+  app.all("/healthz", (c) => methodNotAllowed(c.req.method, "GET"));
+  app.notFound((c) => notFound(c.req.method, c.req.path));
+  app.onError(() =>
+    errorResponse({
+      status: 500,
+      message: "The relay failed unexpectedly.",
+      type: "server_error",
+      code: null,
+    })
+  );
+  return app;
+}
+
+/**
+ * The relay's answer to a path it does not serve, in OpenAI's error shape.
+ *
+ * @example
+ * ```ts
+ * app.notFound((c) => notFound(c.req.method, c.req.path));
+ * ```
+ */
+export function notFound(method: string, path: string): Response {
+  return errorResponse({
+    status: 404,
+    message: `Unknown route: ${method} ${path}`,
+    type: "invalid_request_error",
+    code: "unknown_route",
+  });
+}
+
+function methodNotAllowed(method: string, allowed: string): Response {
+  return errorResponse({
+    status: 405,
+    message: `Method ${method} is not allowed here; use ${allowed}.`,
+    type: "invalid_request_error",
+    code: "method_not_allowed",
+  }, { allow: allowed });
+}
+
+/** `streamChat` options for the primary upstream, with the others as fallbacks. */
+function callOptions(
+  upstreams: readonly ResolvedUpstream[],
+  body: ChatRequestBody,
+  headers: Record<string, string>,
+): StreamChatOptions {
+  const targets = upstreams.map((u): StreamChatOptions => ({
+    baseURL: u.baseURL,
+    protocol: u.protocol,
+    headers,
+    body: translateRequest(body, u.protocol, u.model),
+    ...(u.apiKey !== undefined ? { apiKey: u.apiKey } : {}),
+  }));
+  const [primary, ...rest] = targets as [StreamChatOptions, ...StreamChatOptions[]];
+  if (rest.length === 0) return primary;
+  // Fallback bodies are merged over the primary's; keys the primary's protocol uses but this
+  // one does not (`system`, `input`, …) are masked with `undefined`, which JSON drops.
+  const mask = Object.fromEntries(Object.keys(primary.body).map((key) => [key, undefined]));
+  const fallbacks = rest.map((t) => ({ ...t, body: { ...mask, ...t.body } }));
+  return { ...primary, fallbacks };
+}
+
+function isFailure(value: ChatRequestBody | RelayFailure): value is RelayFailure {
+  return !Array.isArray((value as ChatRequestBody).messages);
+}

@@ -1,0 +1,41 @@
+/**
+ * Client key checks for the relay, in constant time.
+ *
+ * @module
+ */
+
+const encoder = new TextEncoder();
+
+/**
+ * Whether the `Authorization: Bearer <key>` header carries one of `keys`.
+ *
+ * Both sides are hashed first so the comparison always runs over 32 bytes whatever the key
+ * lengths, and every accepted key is compared so the time does not tell which one matched.
+ *
+ * @example
+ * ```ts
+ * await isAuthorized("Bearer relay-key-1", ["relay-key-1"]); // true
+ * ```
+ */
+export async function isAuthorized(
+  authorization: string | null | undefined,
+  keys: readonly string[],
+): Promise<boolean> {
+  if (keys.length === 0) return true;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
+  if (match === null) return false;
+  const given = await sha256(match[1] as string);
+  let found = 0;
+  for (const key of keys) found |= equal(given, await sha256(key)) ? 1 : 0;
+  return found === 1;
+}
+
+async function sha256(text: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
+}
+
+function equal(a: Uint8Array, b: Uint8Array): boolean {
+  let difference = a.length ^ b.length;
+  for (let i = 0; i < a.length; i++) difference |= (a[i] as number) ^ (b[i] as number);
+  return difference === 0;
+}

@@ -1,0 +1,177 @@
+/**
+ * Translation of stopstream's normalised events into OpenAI `chat.completion.chunk` SSE events
+ * and of a {@linkcode ChatResult} into one `chat.completion`: whatever protocol the upstream
+ * speaks, the caller sees OpenAI's shapes.
+ *
+ * @module
+ */
+
+import type { ChatResult, StreamEvent, Usage } from "../types.ts";
+
+/** The SSE event that ends a successful OpenAI stream. */
+export const DONE_EVENT = "data: [DONE]\n\n";
+
+/**
+ * Encodes one relayed stream's events as `data: {chat.completion.chunk}` SSE events.
+ *
+ * @example
+ * ```ts
+ * const encoder = new ChunkEncoder("chatcmpl-1", "demo", true);
+ * encoder.encode({ type: "text", text: "Hi" }); // 'data: {"id":"chatcmpl-1",…}\n\n'
+ * ```
+ */
+export class ChunkEncoder {
+  readonly id: string;
+  readonly model: string;
+  readonly created: number = Math.floor(Date.now() / 1000);
+  readonly includeUsage: boolean;
+  /** Whether a content, reasoning or tool-call delta has been encoded. */
+  started = false;
+
+  constructor(id: string, model: string, includeUsage: boolean) {
+    this.id = id;
+    this.model = model;
+    this.includeUsage = includeUsage;
+  }
+
+  /** The SSE text for `event`, or `""` for events the caller must not see (retries, opens). */
+  encode(event: StreamEvent): string {
+    switch (event.type) {
+      case "text":
+        return this.delta({ content: event.text });
+      case "reasoning":
+        return this.delta({ reasoning_content: event.text });
+      case "tool-call":
+        return this.delta({
+          tool_calls: [{
+            index: event.index,
+            id: event.id,
+            type: "function",
+            function: { name: event.name, arguments: "" },
+          }],
+        });
+      case "tool-call-delta":
+        return this.delta({
+          tool_calls: [{ index: event.index, function: { arguments: event.argumentsDelta } }],
+        });
+      case "finish":
+        return this.finish(event.result);
+      default:
+        // open, retry, fallback: invisible by design; usage is sent after the finish chunk.
+        return "";
+    }
+  }
+
+  private delta(delta: Record<string, unknown>): string {
+    if (!this.started) {
+      // OpenAI puts the role on the first delta only.
+      this.started = true;
+      delta = { role: "assistant", ...delta };
+    }
+    return this.chunk([{ index: 0, delta, logprobs: null, finish_reason: null }]);
+  }
+
+  private finish(result: ChatResult): string {
+    const delta = this.started ? {} : { role: "assistant", content: "" };
+    this.started = true;
+    let text = this.chunk([
+      { index: 0, delta, logprobs: null, finish_reason: result.finishReason },
+    ]);
+    if (this.includeUsage && result.usage !== undefined) {
+      text += this.chunk([], toOpenAIUsage(result.usage));
+    }
+    return text;
+  }
+
+  private chunk(choices: unknown[], usage?: Record<string, unknown>): string {
+    const chunk: Record<string, unknown> = {
+      id: this.id,
+      object: "chat.completion.chunk",
+      created: this.created,
+      model: this.model,
+      choices,
+    };
+    if (usage !== undefined) chunk.usage = usage;
+    return `data: ${JSON.stringify(chunk)}\n\n`;
+  }
+}
+
+/**
+ * A `chat.completion` object (OpenAI's non-streaming answer).
+ *
+ * @example
+ * ```ts
+ * const text = (completion.choices[0]?.message.content ?? "") as string;
+ * ```
+ */
+export interface ChatCompletion {
+  id: string;
+  object: "chat.completion";
+  created: number;
+  model: string;
+  choices: Array<
+    { index: number; message: Record<string, unknown>; logprobs: null; finish_reason: string }
+  >;
+  usage?: Record<string, unknown>;
+}
+
+/**
+ * One `chat.completion` object assembled from a finished stream.
+ *
+ * @example
+ * ```ts
+ * const completion = toChatCompletion(result, "chatcmpl-1", "demo");
+ * completion.choices[0].message.content;
+ * ```
+ */
+export function toChatCompletion(
+  result: ChatResult,
+  id: string,
+  model: string,
+): ChatCompletion {
+  const message: Record<string, unknown> = {
+    role: "assistant",
+    content: result.content === "" && result.toolCalls.length > 0 ? null : result.content,
+    refusal: result.refusal ?? null,
+  };
+  if (result.reasoning !== "") message.reasoning_content = result.reasoning;
+  if (result.toolCalls.length > 0) {
+    message.tool_calls = result.toolCalls.map((call) => ({
+      id: call.id,
+      type: "function",
+      function: { name: call.name, arguments: call.arguments },
+    }));
+  }
+  const completion: ChatCompletion = {
+    id,
+    object: "chat.completion",
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, message, logprobs: null, finish_reason: result.finishReason }],
+  };
+  if (result.usage !== undefined) completion.usage = toOpenAIUsage(result.usage);
+  return completion;
+}
+
+/**
+ * Normalised usage in OpenAI's field names.
+ *
+ * @example
+ * ```ts
+ * toOpenAIUsage({ inputTokens: 3, outputTokens: 5, totalTokens: 8, raw: {} }).total_tokens; // 8
+ * ```
+ */
+export function toOpenAIUsage(usage: Usage): Record<string, unknown> {
+  const openai: Record<string, unknown> = {
+    prompt_tokens: usage.inputTokens,
+    completion_tokens: usage.outputTokens,
+    total_tokens: usage.totalTokens,
+  };
+  if (usage.cachedInputTokens !== undefined) {
+    openai.prompt_tokens_details = { cached_tokens: usage.cachedInputTokens };
+  }
+  if (usage.reasoningTokens !== undefined) {
+    openai.completion_tokens_details = { reasoning_tokens: usage.reasoningTokens };
+  }
+  return openai;
+}

@@ -1,0 +1,127 @@
+/**
+ * Relay options from Worker bindings (`wrangler.toml` vars and `wrangler secret put` secrets).
+ *
+ * @module
+ */
+
+import type { ProtocolName } from "../types.ts";
+import type { RelayOptions, RelayUpstream } from "./options.ts";
+
+/**
+ * The bindings the relay Worker reads. Every one is optional: with no `UPSTREAM_BASE_URL` the
+ * Worker serves the built-in demo upstream.
+ *
+ * @example
+ * ```ts
+ * const env: RelayEnv = { UPSTREAM_BASE_URL: "https://api.openai.com/v1", UPSTREAM_API_KEY: "sk-…" };
+ * ```
+ */
+export interface RelayEnv {
+  UPSTREAM_BASE_URL?: string;
+  /** `openai-chat` (default), `anthropic-messages` or `openai-responses`. */
+  UPSTREAM_PROTOCOL?: string;
+  UPSTREAM_MODEL?: string;
+  /** Secret. */
+  UPSTREAM_API_KEY?: string;
+  /**
+   * JSON array of fallback upstreams: `{"baseURL", "protocol"?, "model"?, "apiKeySecret"?}`,
+   * where `apiKeySecret` names the secret binding that holds the key (never the key itself).
+   */
+  FALLBACKS?: string;
+  /** Secret: comma-separated client keys. */
+  RELAY_KEYS?: string;
+  /** Secrets named by `FALLBACKS` entries. */
+  [binding: string]: unknown;
+}
+
+/**
+ * Timeouts for the built-in demo: short enough that a demo stall is detected (and retried
+ * before the first token) within a couple of seconds, as the playground shows.
+ */
+const DEMO_TUNING: Pick<RelayOptions, "timeouts" | "retry"> = {
+  timeouts: { headersMs: 10_000, firstEventMs: 1_500, idleMs: 2_000 },
+  retry: { initialDelayMs: 200, maxDelayMs: 2_000 },
+};
+
+/**
+ * Build {@linkcode RelayOptions} from Worker bindings.
+ *
+ * @throws {TypeError} when `FALLBACKS` is not a JSON array of entries with a `baseURL`, when an
+ * entry carries a key instead of naming its secret, or when a named secret is missing.
+ * @example
+ * ```ts
+ * const options = relayOptionsFromEnv({ RELAY_KEYS: "a,b" });
+ * options.keys; // ["a", "b"]
+ * ```
+ */
+export function relayOptionsFromEnv(env: RelayEnv): RelayOptions {
+  const keys = text(env.RELAY_KEYS)?.split(",").map((k) => k.trim()).filter((k) => k !== "") ?? [];
+  const baseURL = text(env.UPSTREAM_BASE_URL);
+  if (baseURL === undefined) {
+    if (text(env.FALLBACKS) !== undefined) {
+      throw new TypeError("FALLBACKS is set but UPSTREAM_BASE_URL is not; set the primary first");
+    }
+    return { keys, ...DEMO_TUNING };
+  }
+  const primary: RelayUpstream = {
+    baseURL,
+    protocol: protocolOf(env.UPSTREAM_PROTOCOL, "UPSTREAM_PROTOCOL"),
+  };
+  const apiKey = text(env.UPSTREAM_API_KEY);
+  if (apiKey !== undefined) primary.apiKey = apiKey;
+  const model = text(env.UPSTREAM_MODEL);
+  if (model !== undefined) primary.model = model;
+  return { keys, upstreams: [primary, ...parseFallbacks(env)] };
+}
+
+function parseFallbacks(env: RelayEnv): RelayUpstream[] {
+  const raw = text(env.FALLBACKS);
+  if (raw === undefined) return [];
+  let entries: unknown;
+  try {
+    entries = JSON.parse(raw);
+  } catch {
+    throw new TypeError("FALLBACKS must be a JSON array");
+  }
+  if (!Array.isArray(entries)) throw new TypeError("FALLBACKS must be a JSON array");
+  return entries.map((entry: unknown, i): RelayUpstream => {
+    const where = `FALLBACKS[${i}]`;
+    if (typeof entry !== "object" || entry === null) {
+      throw new TypeError(`${where} must be an object`);
+    }
+    const { baseURL, protocol, model, apiKey, apiKeySecret } = entry as Record<string, unknown>;
+    if (apiKey !== undefined) {
+      throw new TypeError(
+        `${where} must not contain a key; put it in a secret and name it in "apiKeySecret"`,
+      );
+    }
+    if (typeof baseURL !== "string") throw new TypeError(`${where}.baseURL must be a string`);
+    const upstream: RelayUpstream = {
+      baseURL,
+      protocol: protocolOf(protocol, `${where}.protocol`),
+    };
+    if (typeof model === "string") upstream.model = model;
+    if (apiKeySecret !== undefined) {
+      const key = typeof apiKeySecret === "string" ? text(env[apiKeySecret]) : undefined;
+      if (key === undefined) {
+        throw new TypeError(
+          `${where}.apiKeySecret names a secret that is not set: ${String(apiKeySecret)}`,
+        );
+      }
+      upstream.apiKey = key;
+    }
+    return upstream;
+  });
+}
+
+function protocolOf(value: unknown, name: string): ProtocolName {
+  if (value === undefined || value === "") return "openai-chat";
+  if (value === "openai-chat" || value === "anthropic-messages" || value === "openai-responses") {
+    return value;
+  }
+  throw new TypeError(`${name} must be openai-chat, anthropic-messages or openai-responses`);
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
+}

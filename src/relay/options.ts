@@ -1,0 +1,162 @@
+/**
+ * The relay's options and their validation.
+ *
+ * @module
+ */
+
+import type { DemoUpstreamOptions } from "../demo/upstream.ts";
+import type { ProtocolName, RetryOptions, Timeouts } from "../types.ts";
+
+/**
+ * One model provider the relay may call. The first upstream is the primary, the others are
+ * fallbacks tried in order when it has used up its retries.
+ *
+ * @example
+ * ```ts
+ * const upstream: RelayUpstream = {
+ *   baseURL: "https://api.anthropic.com/v1",
+ *   apiKey: "sk-ant-…",
+ *   protocol: "anthropic-messages",
+ *   model: "claude-sonnet-4-5",
+ * };
+ * ```
+ */
+export interface RelayUpstream {
+  /** E.g. `https://api.openai.com/v1`. Never chosen by the caller. */
+  baseURL: string;
+  /** The provider key. Never echoed to callers. */
+  apiKey?: string;
+  /** Default `"openai-chat"`. The relay translates requests and streams either way. */
+  protocol?: ProtocolName;
+  /** Replaces the caller's `model` for this upstream (needed when fallbacks use other providers). */
+  model?: string;
+}
+
+/**
+ * Cross-origin access for browsers. `true` allows every origin; a string or list allows those.
+ *
+ * @example
+ * ```ts
+ * const cors: RelayCors = { origin: ["https://app.example.com"] };
+ * ```
+ */
+export type RelayCors = boolean | { origin: string | string[] };
+
+/**
+ * Options of {@linkcode createRelay}.
+ *
+ * @example
+ * ```ts
+ * const options: RelayOptions = {
+ *   upstreams: [{ baseURL: "https://api.openai.com/v1", apiKey: "sk-…", protocol: "openai-chat" }],
+ *   keys: ["relay-key-1"],
+ *   keepAliveMs: 10_000,
+ * };
+ * ```
+ */
+export interface RelayOptions {
+  /** First = primary, the rest = fallbacks. Empty or absent: the built-in demo upstream. */
+  upstreams?: RelayUpstream[];
+  /** Accepted client keys (`Authorization: Bearer <key>`). Absent or empty: no auth. */
+  keys?: string[];
+  /** SSE keep-alive comment interval while the caller waits. Default 15 000. */
+  keepAliveMs?: number;
+  /** Largest request body accepted, in bytes. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Default `false`. */
+  cors?: RelayCors;
+  /** The `fetch` used to call upstreams (tests). Default `globalThis.fetch` at call time. */
+  fetch?: typeof fetch;
+  /** Retries per upstream after its first attempt (the client's `maxRetries`). */
+  maxRetries?: number;
+  retry?: RetryOptions;
+  timeouts?: Timeouts;
+  /** Pacing and hooks of the built-in demo upstream (used only when `upstreams` is empty). */
+  demo?: DemoUpstreamOptions;
+}
+
+/** An upstream after validation: the protocol is always set. */
+export interface ResolvedUpstream {
+  baseURL: string;
+  apiKey: string | undefined;
+  protocol: ProtocolName;
+  model: string | undefined;
+}
+
+/** Options after validation and defaults. */
+export interface ResolvedRelayOptions {
+  upstreams: ResolvedUpstream[];
+  keys: string[];
+  keepAliveMs: number;
+  maxBodyBytes: number;
+  cors: RelayCors;
+  fetch: typeof fetch | undefined;
+  maxRetries: number | undefined;
+  retry: RetryOptions | undefined;
+  timeouts: Timeouts | undefined;
+  demo: DemoUpstreamOptions;
+}
+
+const PROTOCOLS: readonly ProtocolName[] = [
+  "openai-chat",
+  "anthropic-messages",
+  "openai-responses",
+];
+
+/**
+ * Validate relay options and fill in the defaults.
+ *
+ * @throws {TypeError} on an upstream without a valid `baseURL`, an unknown protocol or a bad key.
+ * @throws {RangeError} on a non-positive `keepAliveMs` or `maxBodyBytes`.
+ * @example
+ * ```ts
+ * resolveRelayOptions({}).keepAliveMs; // 15000
+ * ```
+ */
+export function resolveRelayOptions(options: RelayOptions): ResolvedRelayOptions {
+  const upstreams = (options.upstreams ?? []).map((upstream, index): ResolvedUpstream => {
+    const where = `upstreams[${index}]`;
+    if (typeof upstream.baseURL !== "string" || !URL.canParse(upstream.baseURL)) {
+      throw new TypeError(
+        `createRelay: ${where}.baseURL must be an absolute URL, got ${
+          JSON.stringify(upstream.baseURL)
+        }`,
+      );
+    }
+    const protocol = upstream.protocol ?? "openai-chat";
+    if (!PROTOCOLS.includes(protocol)) {
+      throw new TypeError(
+        `createRelay: ${where}.protocol must be one of ${PROTOCOLS.join(", ")}, got ${
+          JSON.stringify(protocol)
+        }`,
+      );
+    }
+    return { baseURL: upstream.baseURL, apiKey: upstream.apiKey, protocol, model: upstream.model };
+  });
+  const keys = options.keys ?? [];
+  for (const key of keys) {
+    if (typeof key !== "string" || key.length === 0) {
+      throw new TypeError("createRelay: keys must be non-empty strings");
+    }
+  }
+  return {
+    upstreams,
+    keys,
+    keepAliveMs: positive("keepAliveMs", options.keepAliveMs, 15_000),
+    maxBodyBytes: positive("maxBodyBytes", options.maxBodyBytes, 1024 * 1024),
+    cors: options.cors ?? false,
+    fetch: options.fetch,
+    maxRetries: options.maxRetries,
+    retry: options.retry,
+    timeouts: options.timeouts,
+    demo: options.demo ?? {},
+  };
+}
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !(value > 0) || !Number.isFinite(value)) {
+    throw new RangeError(`createRelay: ${name} must be a positive number, got ${value}`);
+  }
+  return value;
+}

@@ -1,0 +1,96 @@
+/**
+ * Reading and validating the caller's chat completions request.
+ *
+ * @module
+ */
+
+import type { RelayFailure } from "./errors.ts";
+
+/**
+ * A request body that passed validation: a JSON object with a `messages` array.
+ *
+ * @example
+ * ```ts
+ * const body: ChatRequestBody = { model: "demo", messages: [{ role: "user", content: "hi" }] };
+ * ```
+ */
+export type ChatRequestBody = Record<string, unknown> & { messages: unknown[] };
+
+/**
+ * Read at most `maxBytes` of the request body, failing with 413 beyond that. A declared
+ * `Content-Length` above the limit fails before a single byte is read.
+ *
+ * @example
+ * ```ts
+ * const text = await readLimited(request, 1024 * 1024);
+ * if (typeof text !== "string") return errorResponse(text);
+ * ```
+ */
+export async function readLimited(
+  request: Request,
+  maxBytes: number,
+): Promise<string | RelayFailure> {
+  const tooLarge: RelayFailure = {
+    status: 413,
+    message: `The request body is larger than ${maxBytes} bytes.`,
+    type: "invalid_request_error",
+    code: "request_too_large",
+  };
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > maxBytes) return tooLarge;
+  if (request.body === null) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      return tooLarge;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/**
+ * Parse and validate a chat completions body; the failure is a 400 in OpenAI's shape.
+ *
+ * @example
+ * ```ts
+ * parseChatRequest('{"messages": []}'); // { messages: [] }
+ * parseChatRequest("[]").status; // 400
+ * ```
+ */
+export function parseChatRequest(text: string): ChatRequestBody | RelayFailure {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return invalid("The request body is not valid JSON.", "invalid_json");
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    return invalid("The request body must be a JSON object.", "invalid_body");
+  }
+  const body = json as Record<string, unknown>;
+  if (!Array.isArray(body.messages)) {
+    return invalid("The request body must have a `messages` array.", "invalid_body");
+  }
+  if (body.n !== undefined && body.n !== null && body.n !== 1) {
+    // The relay assembles and retries exactly one choice.
+    return invalid("The relay supports only `n: 1`.", "unsupported_parameter");
+  }
+  return body as ChatRequestBody;
+}
+
+function invalid(message: string, code: string): RelayFailure {
+  return { status: 400, message, type: "invalid_request_error", code };
+}

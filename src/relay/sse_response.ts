@@ -1,0 +1,158 @@
+/**
+ * The streaming answer of the relay: holds the HTTP status back until the first content (so
+ * failures before it are real HTTP errors), sends `: keep-alive` comments while the caller
+ * waits, and ends a stream that failed after content with an error event and no `[DONE]`.
+ *
+ * @module
+ */
+
+import type { ChatStream } from "../chat_stream.ts";
+import { isInterruptedError } from "../errors.ts";
+import type { StreamEvent } from "../types.ts";
+import { type ChunkEncoder, DONE_EVENT } from "./chunks.ts";
+import { describeFailure, errorBody, errorResponse } from "./errors.ts";
+
+const KEEP_ALIVE = ": keep-alive\n\n";
+const TIMED_OUT: unique symbol = Symbol("timed out");
+const noop = (): void => {};
+
+/**
+ * One relayed streaming call, ready to be turned into a response.
+ *
+ * @example
+ * ```ts
+ * const call: RelayedStream = { stream, abort, encoder, keepAliveMs: 15_000, secrets: [], attempts: () => 1 };
+ * ```
+ */
+export interface RelayedStream {
+  stream: ChatStream;
+  /** Aborting it stops the upstream call (wired into `streamChat`'s `signal`). */
+  abort: AbortController;
+  encoder: ChunkEncoder;
+  keepAliveMs: number;
+  /** Upstream keys to scrub from error messages. */
+  secrets: readonly string[];
+  /** How many upstream requests have been made so far. */
+  attempts: () => number;
+}
+
+/**
+ * Run the call until its first content (or `keepAliveMs`), then answer: an OpenAI error with
+ * the right status when it failed before that, an SSE stream of chunks otherwise.
+ *
+ * @example
+ * ```ts
+ * return await sseResponse({ stream, abort, encoder, keepAliveMs, secrets, attempts });
+ * ```
+ */
+export async function sseResponse(call: RelayedStream): Promise<Response> {
+  const iterator = call.stream[Symbol.asyncIterator]();
+  let pending: Promise<IteratorResult<StreamEvent>> | undefined = iterator.next();
+  let buffered = "";
+  let ended = false;
+  let upstream = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(resolve, call.keepAliveMs, TIMED_OUT);
+  });
+  try {
+    // Retries, stalls and fallbacks before the first content stay invisible: nothing is sent.
+    while (pending !== undefined) {
+      pending.catch(noop); // awaited later when the deadline wins the race
+      const step = await Promise.race([pending, deadline]);
+      if (step === TIMED_OUT) break;
+      pending = undefined;
+      if (step.done) {
+        ended = true;
+        break;
+      }
+      if (step.value.type === "fallback") upstream = step.value.index;
+      buffered = call.encoder.encode(step.value);
+      if (buffered === "") pending = iterator.next();
+    }
+  } catch (error) {
+    clearTimeout(timer);
+    return errorResponse(describeFailure(error, call.secrets), {
+      "x-stopstream-attempts": String(call.attempts()),
+    });
+  }
+  clearTimeout(timer);
+  const headers = new Headers({
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache, no-transform",
+    "x-accel-buffering": "no",
+    "x-stopstream-attempts": String(call.attempts()),
+    "x-stopstream-upstream": String(upstream),
+  });
+  return new Response(streamBody(call, iterator, pending, buffered, ended), { headers });
+}
+
+function streamBody(
+  call: RelayedStream,
+  iterator: AsyncIterator<StreamEvent>,
+  firstPending: Promise<IteratorResult<StreamEvent>> | undefined,
+  buffered: string,
+  ended: boolean,
+): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let pending = firstPending;
+  let wrote = true;
+  let closed = false;
+  let keepAlive: ReturnType<typeof setInterval> | undefined;
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const send = (text: string): void => {
+    wrote = true;
+    controller.enqueue(encoder.encode(text));
+  };
+  const close = (): void => {
+    if (closed) return;
+    closed = true;
+    clearInterval(keepAlive);
+    controller.close();
+  };
+  return new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c;
+      // Committed by the deadline rather than by content: the caller has waited keepAliveMs.
+      send(buffered === "" && !ended ? KEEP_ALIVE : buffered);
+      if (ended) {
+        send(DONE_EVENT);
+        return close();
+      }
+      keepAlive = setInterval(() => {
+        // Any write in the last interval is as good as a keep-alive for proxies and browsers.
+        if (!wrote && !closed) controller.enqueue(encoder.encode(KEEP_ALIVE));
+        wrote = false;
+      }, call.keepAliveMs);
+    },
+    async pull() {
+      for (;;) {
+        let step: IteratorResult<StreamEvent>;
+        try {
+          step = await (pending ?? iterator.next());
+        } catch (error) {
+          // A caller that went away reads nothing more; anyone else learns the answer is cut.
+          if (!isInterruptedError(error) && !closed) {
+            send(`data: ${JSON.stringify(errorBody(describeFailure(error, call.secrets)))}\n\n`);
+          }
+          return close();
+        }
+        pending = undefined;
+        if (closed) return;
+        if (step.done) {
+          send(DONE_EVENT);
+          return close();
+        }
+        const text = call.encoder.encode(step.value);
+        if (text !== "") return send(text);
+      }
+    },
+    cancel(reason) {
+      // The caller disconnected: stop the upstream at once; the stream ends as interrupted.
+      closed = true;
+      clearInterval(keepAlive);
+      call.abort.abort(reason ?? new Error("the caller closed the stream"));
+      void iterator.return?.();
+    },
+  }, { highWaterMark: 0 });
+}

@@ -1,0 +1,227 @@
+/**
+ * Translation of an OpenAI chat completions request into the body another wire protocol
+ * expects, so OpenAI clients can talk to Anthropic Messages and OpenAI Responses upstreams.
+ * Pure functions: no I/O, the input is never mutated.
+ *
+ * @module
+ */
+
+import type { ProtocolName } from "../types.ts";
+
+type Json = Record<string, unknown>;
+
+/** Anthropic requires `max_tokens`; OpenAI clients usually leave it out. */
+const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
+
+/**
+ * The upstream request body for `protocol`, from an OpenAI chat completions body.
+ * `model` (when set) replaces the caller's model. Streaming flags are left to the client.
+ *
+ * @example
+ * ```ts
+ * const body = translateRequest({ model: "x", messages: [{ role: "user", content: "Hi" }] }, "anthropic-messages", "claude-sonnet-4-5");
+ * body.max_tokens; // 4096
+ * ```
+ */
+export function translateRequest(
+  body: Json,
+  protocol: ProtocolName,
+  model: string | undefined,
+): Json {
+  const { stream: _stream, ...rest } = body;
+  if (model !== undefined) rest.model = model;
+  if (protocol === "anthropic-messages") return toAnthropic(rest);
+  if (protocol === "openai-responses") return toResponses(rest);
+  return rest;
+}
+
+function toAnthropic(body: Json): Json {
+  const system: string[] = [];
+  const messages: Array<{ role: string; content: Json[] }> = [];
+  const push = (role: string, blocks: Json[]): void => {
+    const last = messages[messages.length - 1];
+    // Consecutive turns of one role (e.g. several tool results) become one Anthropic turn.
+    if (last !== undefined && last.role === role) last.content.push(...blocks);
+    else messages.push({ role, content: blocks });
+  };
+  for (const message of body.messages as unknown[]) {
+    const m = (isRecord(message) ? message : {}) as Json;
+    if (m.role === "system" || m.role === "developer") {
+      system.push(textOf(m.content));
+    } else if (m.role === "tool") {
+      push("user", [{
+        type: "tool_result",
+        tool_use_id: String(m.tool_call_id ?? ""),
+        content: textOf(m.content),
+      }]);
+    } else if (m.role === "assistant") {
+      const blocks: Json[] = [];
+      const text = textOf(m.content);
+      if (text !== "") blocks.push({ type: "text", text });
+      for (const call of toolCallsOf(m)) {
+        blocks.push({
+          type: "tool_use",
+          id: call.id,
+          name: call.name,
+          input: parseArgs(call.args),
+        });
+      }
+      push("assistant", blocks);
+    } else {
+      push("user", anthropicParts(m.content));
+    }
+  }
+  const out: Json = {
+    model: body.model,
+    messages,
+    max_tokens: body.max_completion_tokens ?? body.max_tokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
+  };
+  if (system.length > 0) out.system = system.join("\n\n");
+  copy(body, out, "temperature");
+  copy(body, out, "top_p");
+  if (typeof body.stop === "string") out.stop_sequences = [body.stop];
+  else if (Array.isArray(body.stop)) out.stop_sequences = body.stop;
+  const tools = functionTools(body.tools);
+  if (tools.length > 0) {
+    out.tools = tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      input_schema: t.parameters ?? { type: "object", properties: {} },
+    }));
+  }
+  const choice = body.tool_choice;
+  if (choice === "auto") out.tool_choice = { type: "auto" };
+  else if (choice === "required") out.tool_choice = { type: "any" };
+  else if (choice === "none") out.tool_choice = { type: "none" };
+  else if (isRecord(choice) && isRecord(choice.function)) {
+    out.tool_choice = { type: "tool", name: choice.function.name };
+  }
+  if (typeof body.user === "string") out.metadata = { user_id: body.user };
+  return out;
+}
+
+function toResponses(body: Json): Json {
+  const input: Json[] = [];
+  for (const message of body.messages as unknown[]) {
+    const m = (isRecord(message) ? message : {}) as Json;
+    if (m.role === "tool") {
+      input.push({
+        type: "function_call_output",
+        call_id: String(m.tool_call_id ?? ""),
+        output: textOf(m.content),
+      });
+    } else if (m.role === "assistant") {
+      const text = textOf(m.content);
+      if (text !== "") input.push({ role: "assistant", content: text });
+      for (const call of toolCallsOf(m)) {
+        input.push({
+          type: "function_call",
+          call_id: call.id,
+          name: call.name,
+          arguments: call.args,
+        });
+      }
+    } else if (m.role === "system" || m.role === "developer") {
+      input.push({ role: m.role, content: textOf(m.content) });
+    } else {
+      input.push({ role: "user", content: responsesParts(m.content) });
+    }
+  }
+  const out: Json = { model: body.model, input, store: false };
+  const maxTokens = body.max_completion_tokens ?? body.max_tokens;
+  if (maxTokens !== undefined) out.max_output_tokens = maxTokens;
+  copy(body, out, "temperature");
+  copy(body, out, "top_p");
+  copy(body, out, "parallel_tool_calls");
+  copy(body, out, "user");
+  if (typeof body.reasoning_effort === "string") out.reasoning = { effort: body.reasoning_effort };
+  const tools = functionTools(body.tools);
+  if (tools.length > 0) {
+    out.tools = tools.map((t) => ({
+      type: "function",
+      name: t.name,
+      description: t.description,
+      parameters: t.parameters ?? { type: "object", properties: {} },
+    }));
+  }
+  const choice = body.tool_choice;
+  if (typeof choice === "string") out.tool_choice = choice;
+  else if (isRecord(choice) && isRecord(choice.function)) {
+    out.tool_choice = { type: "function", name: choice.function.name };
+  }
+  return out;
+}
+
+function anthropicParts(content: unknown): Json[] {
+  if (!Array.isArray(content)) return [{ type: "text", text: textOf(content) }];
+  return content.map((part): Json => {
+    if (isRecord(part) && part.type === "image_url" && isRecord(part.image_url)) {
+      const url = String(part.image_url.url);
+      const data = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+      return data
+        ? { type: "image", source: { type: "base64", media_type: data[1], data: data[2] } }
+        : { type: "image", source: { type: "url", url } };
+    }
+    return { type: "text", text: textOf([part]) };
+  });
+}
+
+function responsesParts(content: unknown): unknown {
+  if (!Array.isArray(content)) return textOf(content);
+  return content.map((part): Json => {
+    if (isRecord(part) && part.type === "image_url" && isRecord(part.image_url)) {
+      return { type: "input_image", image_url: part.image_url.url };
+    }
+    return { type: "input_text", text: textOf([part]) };
+  });
+}
+
+/** The text of a message's `content`: a string, or the text parts of an array. */
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  let text = "";
+  for (const part of content) {
+    if (isRecord(part) && typeof part.text === "string") text += part.text;
+  }
+  return text;
+}
+
+function toolCallsOf(message: Json): Array<{ id: string; name: string; args: string }> {
+  if (!Array.isArray(message.tool_calls)) return [];
+  return message.tool_calls.filter(isRecord).map((call) => {
+    const fn = isRecord(call.function) ? call.function : {};
+    return {
+      id: String(call.id ?? ""),
+      name: String(fn.name ?? ""),
+      args: typeof fn.arguments === "string" ? fn.arguments : "{}",
+    };
+  });
+}
+
+function functionTools(
+  tools: unknown,
+): Array<{ name: unknown; description: unknown; parameters: unknown }> {
+  if (!Array.isArray(tools)) return [];
+  return tools.filter(isRecord).filter((t) => isRecord(t.function)).map((t) => {
+    const fn = t.function as Json;
+    return { name: fn.name, description: fn.description, parameters: fn.parameters };
+  });
+}
+
+function parseArgs(args: string): unknown {
+  try {
+    return JSON.parse(args === "" ? "{}" : args);
+  } catch {
+    // A model's malformed arguments still have to round-trip; Anthropic wants an object.
+    return { _raw: args };
+  }
+}
+
+function copy(from: Json, to: Json, key: string): void {
+  if (from[key] !== undefined && from[key] !== null) to[key] = from[key];
+}
+
+function isRecord(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,29 @@
+import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { defineConfig, type Plugin } from "vitest/config";
+// @ts-expect-error: a plain .mjs build script without type declarations.
+import { bundleBrowserClient } from "./scripts/build-browser-client.mjs";
+
+// Wrangler embeds `*.txt` imports as strings; Vite does not, and the generated browser bundle
+// may not exist yet. This plugin serves it from a fresh in-memory build instead.
+function browserClientModule(): Plugin {
+  const id = "\0stopstream-browser-client";
+  return {
+    name: "stopstream-browser-client",
+    enforce: "pre",
+    resolveId: (source) => (source.endsWith("stopstream.browser.js.txt") ? id : undefined),
+    load: async (loaded) =>
+      loaded === id ? `export default ${JSON.stringify(await bundleBrowserClient())};` : undefined,
+  };
+}
+
+// The relay in workerd, through @cloudflare/vitest-pool-workers (`npm run test:workers`).
+export default defineConfig({
+  plugins: [
+    browserClientModule(),
+    cloudflareTest({ wrangler: { configPath: "./wrangler.toml" } }),
+  ],
+  test: {
+    include: ["test/workers/**/*.test.ts"],
+    testTimeout: 15_000,
+  },
+});
