@@ -24,6 +24,8 @@ export default defineConfig({
   ],
   test: {
     include: ["test/workers/**/*.test.ts"],
+    // The loopback fault server for the conformance suite (test/workers/conformance.test.ts).
+    globalSetup: ["./test/workers/fault_server.global.ts"],
     testTimeout: 15_000,
   },
 });
