@@ -176,6 +176,31 @@ export function openAIUsage(raw: OpenAIUsage): Usage {
   return usage;
 }
 
+/** Delivers a whole `chat.completion` object (a non-streaming answer) to the accumulator. */
+function decodeMessage(message: unknown, acc: Accumulator): void {
+  const completion = message as {
+    id?: unknown;
+    model?: unknown;
+    choices?: Array<{ message?: Record<string, unknown>; finish_reason?: unknown }>;
+    usage?: OpenAIUsage | null;
+  };
+  if (typeof completion?.id === "string") acc.id = completion.id;
+  if (typeof completion?.model === "string") acc.model = completion.model;
+  const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
+  const m = choice?.message ?? {};
+  const reasoning = m.reasoning_content ?? m.reasoning;
+  if (typeof reasoning === "string") acc.addReasoning(reasoning);
+  if (typeof m.content === "string") acc.addText(m.content);
+  if (typeof m.refusal === "string") acc.addRefusal(m.refusal);
+  for (const call of Array.isArray(m.tool_calls) ? m.tool_calls as OpenAIToolCallDelta[] : []) {
+    const slot = acc.startToolCall(call.id ?? "", call.function?.name ?? "", call.extra_content);
+    acc.addToolArguments(slot, call.function?.arguments ?? "");
+  }
+  if (completion?.usage != null) acc.setUsage(openAIUsage(completion.usage));
+  const finish = typeof choice?.finish_reason === "string" ? choice.finish_reason : "stop";
+  acc.setFinish(FINISH[finish] ?? finish, finish);
+}
+
 /**
  * The `openai-chat` protocol.
  *
@@ -202,6 +227,7 @@ export const openAIChat: Protocol = {
     return new OpenAIChatDecoder(acc);
   },
   toUpstreamError: upstreamError,
+  decodeMessage,
   continuationBody(body: Record<string, unknown>, partialText: string): Record<string, unknown> {
     // Prefix completion (DeepSeek, vLLM, llama.cpp…): the partial answer as a trailing
     // assistant message marked `prefix: true`; the model streams only what follows.

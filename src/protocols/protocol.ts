@@ -69,6 +69,12 @@ export interface Protocol {
    */
   toUpstreamError(payload: unknown): Error | undefined;
   /**
+   * Delivers a whole non-streaming answer (the JSON body of a response to the same request
+   * without `stream: true`) to `acc`. Used when a provider refuses to stream a model; a
+   * protocol without it simply cannot fall back to a non-streaming request.
+   */
+  decodeMessage?(message: unknown, acc: Accumulator): void;
+  /**
    * The request body that asks for the rest of a cut-off text answer, or `undefined` when
    * this protocol cannot continue one.
    */
