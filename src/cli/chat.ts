@@ -1,0 +1,177 @@
+/**
+ * `stopstream chat`: one prompt in, one streamed answer out, with every outcome mapped to an
+ * exit status.
+ *
+ * @module
+ */
+
+import {
+  type ChatResult,
+  isInterruptedError,
+  isPartialStreamError,
+  streamChat,
+  type StreamChatOptions,
+} from "../index.ts";
+import type { ChatArgs } from "./args.ts";
+import { resultJSON } from "./format.ts";
+import { type Output, Renderer } from "./render.ts";
+import { buildBody, defaultBaseURL, defaultKeyEnv } from "./request.ts";
+import { startDemo } from "./demo.ts";
+import type { LoopbackServer } from "./serve.ts";
+
+/**
+ * Exit statuses of the CLI (64 and 78 follow BSD `sysexits.h`; 130 is 128 + SIGINT).
+ *
+ * @example
+ * ```ts
+ * process.exitCode = EXIT.usage; // 64
+ * ```
+ */
+export const EXIT = {
+  ok: 0,
+  failed: 1,
+  partial: 2,
+  usage: 64,
+  config: 78,
+  interrupted: 130,
+} as const;
+
+/** Retries the core client makes by default, for "attempt 2/3" when `--max-retries` is unset. */
+const DEFAULT_MAX_RETRIES = 2;
+
+/**
+ * What `runChat` needs from its process.
+ *
+ * @example
+ * ```ts
+ * const io: ChatIO = { stdout: process.stdout, stderr: process.stderr, env: process.env,
+ *   stdinIsTTY: false, readStdin: () => Promise.resolve("hi"), signal: controller.signal };
+ * ```
+ */
+export interface ChatIO {
+  stdout: Output;
+  stderr: Output;
+  env: Record<string, string | undefined>;
+  stdinIsTTY: boolean;
+  /** Reads all of stdin; rejects when `signal` aborts. */
+  readStdin(): Promise<string>;
+  /** Aborted on Ctrl-C. */
+  signal: AbortSignal;
+}
+
+/**
+ * Run one chat call and return the exit status.
+ *
+ * @example
+ * ```ts
+ * const code = await runChat(parseChatArgs(["--demo", "hello"]), io);
+ * ```
+ */
+export async function runChat(args: ChatArgs, io: ChatIO): Promise<number> {
+  const say = (text: string): void => void io.stderr.write(`stopstream: ${text}\n`);
+  let prompt = args.prompt;
+  if (prompt === undefined) {
+    if (io.stdinIsTTY) {
+      say("no prompt: pass it as an argument or pipe it on stdin\n(see stopstream chat --help)");
+      return EXIT.usage;
+    }
+    try {
+      prompt = (await io.readStdin()).trim();
+    } catch (error) {
+      if (io.signal.aborted) return EXIT.interrupted;
+      throw error;
+    }
+    if (prompt === "") {
+      say("the prompt on stdin is empty");
+      return EXIT.usage;
+    }
+  }
+  let apiKey: string | undefined;
+  if (!args.demo) {
+    const keyEnv = args.apiKeyEnv ?? defaultKeyEnv(args.protocol);
+    apiKey = io.env[keyEnv];
+    if (apiKey === undefined || apiKey.trim() === "") {
+      say(
+        `no API key: set the environment variable ${keyEnv}` +
+          (args.apiKeyEnv === undefined ? " (or name another one with --api-key-env NAME)" : ""),
+      );
+      return EXIT.config;
+    }
+  }
+  let server: LoopbackServer | undefined;
+  try {
+    if (args.demo) server = await startDemo();
+    return await stream(args, io, prompt, apiKey, server);
+  } finally {
+    server?.close();
+  }
+}
+
+async function stream(
+  args: ChatArgs,
+  io: ChatIO,
+  prompt: string,
+  apiKey: string | undefined,
+  server: LoopbackServer | undefined,
+): Promise<number> {
+  const model = args.model ?? "demo";
+  const options: StreamChatOptions = {
+    baseURL: server !== undefined
+      ? `${server.url}/v1`
+      : args.baseURL ?? defaultBaseURL(args.protocol),
+    body: buildBody(args.protocol, model, prompt, args.system),
+    protocol: args.protocol,
+    signal: io.signal,
+  };
+  if (apiKey !== undefined) options.apiKey = apiKey;
+  if (args.maxRetries !== undefined) options.maxRetries = args.maxRetries;
+  if (args.idleTimeoutMs !== undefined) options.timeouts = { idleMs: args.idleTimeoutMs };
+  if (args.demoFault !== undefined) options.headers = { "x-demo-fault": args.demoFault };
+  const view = new Renderer({
+    stdout: io.stdout,
+    stderr: io.stderr,
+    color: io.stderr.isTTY === true && !("NO_COLOR" in io.env) && io.env.TERM !== "dumb",
+    spinner: io.stderr.isTTY === true && io.env.TERM !== "dumb",
+    showText: !args.json,
+    showReasoning: args.reasoning,
+    maxAttempts: (args.maxRetries ?? DEFAULT_MAX_RETRIES) + 1,
+  });
+  let chat: ReturnType<typeof streamChat>;
+  try {
+    chat = streamChat(options);
+  } catch (error) {
+    // Bad options are caught by the argument parser; what is left (an unknown protocol in
+    // this build, say) is still a usage problem.
+    io.stderr.write(`stopstream: ${(error as Error).message.replace(/^stopstream: /, "")}\n`);
+    return EXIT.usage;
+  }
+  view.start();
+  try {
+    let result: ChatResult | undefined;
+    for await (const event of chat) {
+      view.event(event);
+      if (event.type === "finish") result = event.result;
+    }
+    result ??= await chat.result;
+    view.finished(result);
+    if (args.json) io.stdout.write(`${resultJSON(result)}\n`);
+    return EXIT.ok;
+  } catch (error) {
+    if (isInterruptedError(error) || io.signal.aborted) {
+      view.interrupted();
+      return EXIT.interrupted;
+    }
+    if (isPartialStreamError(error)) {
+      view.partial(error);
+      if (args.json) {
+        const partial = { ...error.partial, partial: true, error: error.cause as Error };
+        io.stdout.write(`${resultJSON(partial)}\n`);
+      }
+      return EXIT.partial;
+    }
+    view.failed(error);
+    return EXIT.failed;
+  } finally {
+    view.dispose();
+  }
+}

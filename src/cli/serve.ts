@@ -1,0 +1,128 @@
+/**
+ * A minimal `node:http` adapter that serves a fetch-style handler on a free loopback port, so
+ * `--demo` talks to the demo model over a real socket (and a real disconnect) in-process.
+ *
+ * @module
+ */
+
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+
+/**
+ * A running loopback server.
+ *
+ * @example
+ * ```ts
+ * const server: LoopbackServer = await serveLoopback(handler);
+ * console.log(server.url); // http://127.0.0.1:54321
+ * server.close();
+ * ```
+ */
+export interface LoopbackServer {
+  /** `http://127.0.0.1:<port>`, without a trailing slash. */
+  url: string;
+  /** Stops listening and destroys open connections; does not wait for them. */
+  close(): void;
+}
+
+/**
+ * Serve `handler` on 127.0.0.1 with a port chosen by the OS.
+ *
+ * The response body is streamed chunk by chunk. When the client goes away mid-body the
+ * request's `signal` aborts and the body is cancelled, so the handler stops producing.
+ *
+ * @example
+ * ```ts
+ * const server = await serveLoopback(createDemoUpstream());
+ * const baseURL = `${server.url}/v1`;
+ * ```
+ */
+export async function serveLoopback(
+  handler: (request: Request) => Promise<Response>,
+): Promise<LoopbackServer> {
+  const sockets = new Set<Socket>();
+  const server = createServer((req, res) => {
+    void respond(handler, req, res, origin);
+  });
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: origin,
+    close: () => {
+      server.close();
+      for (const socket of sockets) socket.destroy();
+    },
+  };
+}
+
+async function respond(
+  handler: (request: Request) => Promise<Response>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  origin: string,
+): Promise<void> {
+  const aborter = new AbortController();
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  res.on("close", () => {
+    if (res.writableFinished) return;
+    aborter.abort(new Error("client closed the connection"));
+    // Not awaited: the socket is gone, and a cancel may wait on the producer.
+    reader?.cancel(new Error("client closed the connection")).catch(() => {});
+  });
+  try {
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of req) chunks.push(chunk as Uint8Array);
+    const headers = new Headers();
+    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+      headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+    }
+    const method = req.method ?? "GET";
+    const init: RequestInit = { method, headers, signal: aborter.signal };
+    if (method !== "GET" && method !== "HEAD") init.body = concat(chunks);
+    const response = await handler(new Request(origin + (req.url ?? "/"), init));
+    if (res.destroyed) {
+      response.body?.cancel().catch(() => {});
+      return;
+    }
+    const outHeaders: Record<string, string> = {};
+    response.headers.forEach((value, name) => (outHeaders[name] = value));
+    res.writeHead(response.status, outHeaders);
+    res.flushHeaders();
+    if (response.body === null) return void res.end();
+    reader = response.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || res.destroyed) break;
+      if (!res.write(value)) {
+        await new Promise<void>((resolve) => {
+          res.once("drain", resolve);
+          res.once("close", resolve);
+        });
+      }
+    }
+    if (!res.destroyed) res.end();
+  } catch {
+    // A failed handler or a body that errored: cut the socket so the client sees a dropped
+    // connection, never a clean end of a truncated stream.
+    res.destroy();
+  }
+}
+
+function concat(chunks: Uint8Array[]): Uint8Array<ArrayBuffer> {
+  let size = 0;
+  for (const chunk of chunks) size += chunk.byteLength;
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
