@@ -38,3 +38,17 @@ export type {
   Usage,
 } from "./types.ts";
 export type { OpenAIChatChunk, OpenAIToolCallDelta, OpenAIUsage } from "./protocols/openai_chat.ts";
+export type {
+  AnthropicContentBlock,
+  AnthropicDelta,
+  AnthropicMessage,
+  AnthropicStreamEvent,
+  AnthropicUsage,
+} from "./protocols/anthropic_messages.ts";
+export type {
+  ResponsesContentPart,
+  ResponsesOutputItem,
+  ResponsesResponse,
+  ResponsesStreamEvent,
+  ResponsesUsage,
+} from "./protocols/openai_responses.ts";

@@ -5,11 +5,15 @@
  */
 
 import type { ProtocolName } from "../types.ts";
+import { anthropicMessages } from "./anthropic_messages.ts";
 import { openAIChat } from "./openai_chat.ts";
+import { openAIResponses } from "./openai_responses.ts";
 import type { Protocol } from "./protocol.ts";
 
 const PROTOCOLS: Partial<Record<ProtocolName, Protocol>> = {
   "openai-chat": openAIChat,
+  "anthropic-messages": anthropicMessages,
+  "openai-responses": openAIResponses,
 };
 
 /**

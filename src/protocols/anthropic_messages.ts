@@ -1,0 +1,283 @@
+/**
+ * Anthropic Messages streams: `POST {baseURL}/messages` with `stream: true`, named SSE events
+ * (`message_start`, `content_block_start` / `_delta` / `_stop`, `message_delta`,
+ * `message_stop`, `ping`, `error`).
+ *
+ * @module
+ */
+
+import type { Accumulator } from "../accumulator.ts";
+import type { Usage } from "../types.ts";
+import { joinURL } from "./openai_chat.ts";
+import {
+  EVENT_KEEPALIVE,
+  EVENT_PROGRESS,
+  EVENT_TERMINAL,
+  type EventOutcome,
+  type Protocol,
+  type ProtocolRequest,
+  type RequestTarget,
+  type StreamDecoder,
+} from "./protocol.ts";
+import { upstreamError } from "./upstream_error.ts";
+import { type EventData, parseEventData } from "./event_data.ts";
+
+/** Usage as Anthropic reports it (`message_start.message.usage`, `message_delta.usage`). */
+export interface AnthropicUsage {
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+}
+
+/** A content block, as opened by `content_block_start` or found in a whole message. */
+export type AnthropicContentBlock =
+  | { type: "text"; text: string }
+  | { type: "thinking"; thinking: string; signature?: string }
+  | { type: "redacted_thinking"; data: string }
+  | { type: "tool_use"; id: string; name: string; input: unknown };
+
+/** The `delta` of a `content_block_delta` event. */
+export type AnthropicDelta =
+  | { type: "text_delta"; text: string }
+  | { type: "thinking_delta"; thinking: string }
+  | { type: "signature_delta"; signature: string }
+  | { type: "input_json_delta"; partial_json: string };
+
+/** A Message object (`message_start.message`, or a whole non-streaming answer). */
+export interface AnthropicMessage {
+  id: string;
+  type?: "message";
+  role?: "assistant";
+  model: string;
+  content: AnthropicContentBlock[];
+  stop_reason: string | null;
+  stop_sequence?: string | null;
+  usage?: AnthropicUsage;
+}
+
+/** One Anthropic stream event (the JSON in `data:`), discriminated on `type`. */
+export type AnthropicStreamEvent =
+  | { type: "message_start"; message: AnthropicMessage }
+  | { type: "content_block_start"; index: number; content_block: AnthropicContentBlock }
+  | { type: "content_block_delta"; index: number; delta: AnthropicDelta }
+  | { type: "content_block_stop"; index: number }
+  | {
+    type: "message_delta";
+    delta: { stop_reason?: string | null; stop_sequence?: string | null };
+    usage?: AnthropicUsage;
+  }
+  | { type: "message_stop" }
+  | { type: "ping" }
+  | { type: "error"; error: { type: string; message: string } };
+
+const FINISH: Record<string, string> = {
+  end_turn: "stop",
+  stop_sequence: "stop",
+  max_tokens: "length",
+  model_context_window_exceeded: "length",
+  tool_use: "tool_calls",
+  refusal: "content_filter",
+};
+
+/** EventData view of a parsed event: the decoder reads fields without trusting their types. */
+class AnthropicDecoder implements StreamDecoder {
+  #acc: Accumulator;
+  /** Anthropic block index → index in `acc.toolCalls` (only tool_use blocks have one). */
+  #slots: Array<number | undefined> = [];
+  /** `input` of a tool_use start that already carried one (used when no deltas follow). */
+  #inputs: unknown[] = [];
+  #startUsage: AnthropicUsage | undefined = undefined;
+  /**
+   * A continuation prefill had this trailing whitespace trimmed (the API rejects it); the
+   * model re-sends it at the start of its answer, and the caller already has it.
+   */
+  #skip = "";
+
+  constructor(acc: Accumulator) {
+    this.#acc = acc;
+    if (acc.continuedFrom > 0) this.#skip = trailingWhitespace(acc.content);
+  }
+
+  onEvent(event: string | undefined, data: string): EventOutcome {
+    if (event === "ping") return EVENT_KEEPALIVE;
+    const message = parseEventData(data);
+    const acc = this.#acc;
+    switch (message.type) {
+      case "content_block_delta": {
+        const delta = message.delta;
+        switch (delta?.type) {
+          case "text_delta":
+            if (typeof delta.text === "string") this.#text(delta.text);
+            break;
+          case "thinking_delta":
+            if (typeof delta.thinking === "string") acc.addReasoning(delta.thinking);
+            break;
+          case "input_json_delta": {
+            const slot = this.#slots[message.index];
+            if (slot !== undefined && typeof delta.partial_json === "string") {
+              acc.addToolArguments(slot, delta.partial_json);
+            }
+            break;
+          }
+            // signature_delta and citations_delta carry nothing the result holds.
+        }
+        return EVENT_PROGRESS;
+      }
+      case "content_block_start": {
+        const block = message.content_block;
+        if (block?.type === "text" && typeof block.text === "string") this.#text(block.text);
+        else if (block?.type === "thinking" && typeof block.thinking === "string") {
+          acc.addReasoning(block.thinking);
+        } else if (block?.type === "tool_use") {
+          this.#slots[message.index] = acc.startToolCall(
+            String(block.id ?? ""),
+            String(block.name ?? ""),
+          );
+          if (isNonEmptyObject(block.input)) this.#inputs[message.index] = block.input;
+        }
+        return EVENT_PROGRESS;
+      }
+      case "content_block_stop": {
+        const slot = this.#slots[message.index];
+        // A tool without parameters streams no JSON at all: `{}` is what it was called with.
+        if (slot !== undefined && acc.toolCalls[slot]?.arguments === "") {
+          acc.addToolArguments(slot, JSON.stringify(this.#inputs[message.index] ?? {}));
+        }
+        return EVENT_PROGRESS;
+      }
+      case "message_start": {
+        const start = message.message;
+        if (acc.id === "" && typeof start?.id === "string") acc.id = start.id;
+        if (acc.model === "" && typeof start?.model === "string") acc.model = start.model;
+        if (start?.usage != null) this.#startUsage = start.usage;
+        return EVENT_PROGRESS;
+      }
+      case "message_delta": {
+        const reason = message.delta?.stop_reason;
+        if (typeof reason === "string") acc.setFinish(FINISH[reason] ?? reason, reason);
+        // message_delta's counts are cumulative and win; input counts come from message_start.
+        if (message.usage != null) {
+          acc.setUsage(anthropicUsage({ ...this.#startUsage, ...message.usage }));
+        }
+        return EVENT_PROGRESS;
+      }
+      case "message_stop":
+        if (acc.finishReason === undefined) acc.setFinish("stop", "end_turn");
+        return EVENT_TERMINAL;
+      case "ping":
+        return EVENT_KEEPALIVE;
+      case "error":
+        throw upstreamError(message);
+      default:
+        // New event types may appear (Anthropic's versioning policy): they are still data.
+        return EVENT_PROGRESS;
+    }
+  }
+
+  endedCleanly(): boolean {
+    // A stop reason arrived: only the closing `message_stop` is missing.
+    return this.#acc.finishReason !== undefined;
+  }
+
+  #text(text: string): void {
+    if (this.#skip !== "" && text !== "") {
+      let i = 0;
+      while (i < text.length && i < this.#skip.length && text[i] === this.#skip[i]) i++;
+      this.#skip = i === text.length ? this.#skip.slice(i) : "";
+      text = text.slice(i);
+    }
+    this.#acc.addText(text);
+  }
+}
+
+function isNonEmptyObject(value: unknown): boolean {
+  if (value === null || typeof value !== "object") return false;
+  for (const _ in value) return true;
+  return false;
+}
+
+function trailingWhitespace(text: string): string {
+  let end = text.length;
+  while (end > 0 && /\s/.test(text[end - 1]!)) end--;
+  return text.slice(end);
+}
+
+/**
+ * Maps Anthropic usage to {@linkcode Usage}. Anthropic counts cached and cache-writing input
+ * apart from `input_tokens`; they are added up so that `inputTokens` means "every prompt
+ * token" for every protocol, and `cachedInputTokens` is the cache-read part of it.
+ *
+ * @example
+ * ```ts
+ * anthropicUsage({ input_tokens: 5, cache_read_input_tokens: 100, output_tokens: 7 }).inputTokens; // 105
+ * ```
+ */
+export function anthropicUsage(raw: AnthropicUsage): Usage {
+  const cacheRead = raw.cache_read_input_tokens ?? 0;
+  const inputTokens = (raw.input_tokens ?? 0) + (raw.cache_creation_input_tokens ?? 0) + cacheRead;
+  const outputTokens = raw.output_tokens ?? 0;
+  const usage: Usage = { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens, raw };
+  if (typeof raw.cache_read_input_tokens === "number") usage.cachedInputTokens = cacheRead;
+  return usage;
+}
+
+/** Delivers a whole (non-streaming) Message to the accumulator. */
+function decodeMessage(message: unknown, acc: Accumulator): void {
+  const m = message as EventData;
+  if (typeof m?.id === "string") acc.id = m.id;
+  if (typeof m?.model === "string") acc.model = m.model;
+  for (const block of Array.isArray(m?.content) ? m.content : []) {
+    if (block?.type === "text" && typeof block.text === "string") acc.addText(block.text);
+    else if (block?.type === "thinking" && typeof block.thinking === "string") {
+      acc.addReasoning(block.thinking);
+    } else if (block?.type === "tool_use") {
+      const slot = acc.startToolCall(String(block.id ?? ""), String(block.name ?? ""));
+      acc.addToolArguments(slot, JSON.stringify(block.input ?? {}));
+    }
+  }
+  if (m?.usage != null) acc.setUsage(anthropicUsage(m.usage));
+  const reason = typeof m?.stop_reason === "string" ? m.stop_reason : "end_turn";
+  acc.setFinish(FINISH[reason] ?? reason, reason);
+}
+
+/**
+ * The `anthropic-messages` protocol.
+ *
+ * @example
+ * ```ts
+ * const request = anthropicMessages.buildRequest({ baseURL: "https://api.anthropic.com/v1", apiKey: "sk-ant-…", headers: new Headers(), body: { model: "claude-sonnet-4-5", max_tokens: 1024, messages: [] } });
+ * request.url; // "https://api.anthropic.com/v1/messages"
+ * ```
+ */
+export const anthropicMessages: Protocol = {
+  name: "anthropic-messages",
+  buildRequest(target: RequestTarget): ProtocolRequest {
+    const headers = new Headers({
+      "content-type": "application/json",
+      accept: "text/event-stream",
+      "anthropic-version": "2023-06-01",
+    });
+    target.headers.forEach((value, name) => headers.set(name, value));
+    // The caller's own x-api-key (a gateway's, say) is kept as given.
+    if (target.apiKey !== undefined && !target.headers.has("x-api-key")) {
+      headers.set("x-api-key", target.apiKey);
+    }
+    const body = JSON.stringify({ ...target.body, stream: true });
+    return { url: joinURL(target.baseURL, "/messages"), headers, body };
+  },
+  createDecoder(acc: Accumulator): StreamDecoder {
+    return new AnthropicDecoder(acc);
+  },
+  toUpstreamError: upstreamError,
+  decodeMessage,
+  continuationBody(body: Record<string, unknown>, partialText: string): Record<string, unknown> {
+    // Assistant prefill: the model continues the last assistant turn. The API rejects a final
+    // assistant turn ending in whitespace, so it is trimmed here and skipped again when the
+    // model re-sends it (see the decoder's `#skip`).
+    const messages = Array.isArray(body.messages) ? body.messages : [];
+    const prefill = partialText.trimEnd();
+    if (prefill === "") return body;
+    return { ...body, messages: [...messages, { role: "assistant", content: prefill }] };
+  },
+};

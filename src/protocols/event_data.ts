@@ -1,0 +1,41 @@
+/**
+ * Parsing one SSE event's `data` as a JSON object, shared by the protocol decoders that read
+ * fields defensively (named-event protocols: Anthropic Messages, OpenAI Responses).
+ *
+ * @module
+ */
+
+import { StreamProtocolError } from "../errors.ts";
+
+/**
+ * A parsed event, read field by field without trusting the types: providers add fields and
+ * events, and a wrong type must fail one check, not crash the decoder.
+ */
+// deno-lint-ignore no-explicit-any
+export type EventData = any;
+
+/**
+ * Parses `data` as a JSON object, or throws `StreamProtocolError` (data that does not parse
+ * will not parse on a retry either).
+ *
+ * @example
+ * ```ts
+ * parseEventData('{"type":"ping"}').type; // "ping"
+ * ```
+ */
+export function parseEventData(data: string): EventData {
+  let value: EventData;
+  try {
+    value = JSON.parse(data);
+  } catch (cause) {
+    throw new StreamProtocolError(`stopstream: a data line is not JSON: ${data.slice(0, 200)}`, {
+      cause,
+    });
+  }
+  if (value === null || typeof value !== "object") {
+    throw new StreamProtocolError(
+      `stopstream: a data line is not an object: ${data.slice(0, 200)}`,
+    );
+  }
+  return value;
+}
