@@ -30,6 +30,8 @@ export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
   #plan: CallPlan;
   #control = new CallControl();
   #started = false;
+  /** Set once the first attempt is under way: an iterator attached now would miss events. */
+  #running = false;
   #listening = false;
   #queue: StreamEvent[] = [];
   #head = 0;
@@ -65,7 +67,7 @@ export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
   /** Iterates the events; a stream can be iterated once. */
   [Symbol.asyncIterator](): AsyncIterator<StreamEvent> {
     if (this.#listening) throw new TypeError("stopstream: a ChatStream can be iterated only once");
-    if (this.#started) {
+    if (this.#running) {
       throw new TypeError(
         "stopstream: this ChatStream is already running for `result` alone; iterate it first",
       );
@@ -111,6 +113,8 @@ export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
   }
 
   #next(): Promise<IteratorResult<StreamEvent>> {
+    // First: a start can end the call at once (signal already aborted).
+    this.#start();
     if (this.#head < this.#queue.length) {
       const value = this.#queue[this.#head++]!;
       if (this.#head === this.#queue.length) {
@@ -126,7 +130,6 @@ export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
       return Promise.reject(error);
     }
     if (this.#ended) return Promise.resolve(DONE);
-    this.#start();
     return new Promise((resolve, reject) => {
       this.#pull = { resolve, reject };
     });
@@ -157,6 +160,7 @@ export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
   async #run(): Promise<void> {
     // One turn later, so an iterator attached right after `result` still sees every event.
     await null;
+    this.#running = true;
     try {
       const result = await runCall(this.#plan, this.#control, this);
       if (this.#ended) return;
@@ -185,7 +189,8 @@ export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
     const pull = this.#pull;
     this.#pull = undefined;
     if (pull !== undefined) pull.reject(error);
-    else if (this.#listening) this.#failure = { error };
+    // Kept even when nobody iterates yet: an iterator attached in this turn must see it.
+    else this.#failure = { error };
   }
 
   /** Marks the call over and releases the signal listener and the total timer. */
