@@ -1,0 +1,87 @@
+import { describe, expect, test } from "vitest";
+import { InterruptedError } from "../../src/errors.ts";
+import { streamChat } from "../../src/stream_chat.ts";
+import type { StreamChatOptions } from "../../src/types.ts";
+import { noAnswer, sseReply, startLoopbackUpstream } from "../support/msw.ts";
+import { chunk, collect, DONE, openAIText, settlesNow, sse } from "../support/sse.ts";
+
+// Real sockets on 127.0.0.1, no MSW: these tests check what only a server can see, that the
+// client closed its connection.
+
+const BODY = { model: "gpt-test", messages: [{ role: "user", content: "Hi" }] };
+
+function options(baseURL: string, extra: Partial<StreamChatOptions> = {}): StreamChatOptions {
+  return { baseURL, body: BODY, retry: { initialDelayMs: 1, maxDelayMs: 2 }, ...extra };
+}
+
+describe("against a real loopback server", () => {
+  test("an abort while waiting for headers closes the connection the server holds", async () => {
+    const server = await startLoopbackUpstream();
+    try {
+      server.reply(noAnswer);
+      const controller = new AbortController();
+      const stream = streamChat(options(server.baseURL, { signal: controller.signal }));
+      const result = stream.result;
+      const served = await server.served(1);
+      controller.abort();
+      expect(await settlesNow(result)).toEqual({ rejected: expect.any(InterruptedError) });
+      expect(await served.closed).toBe("aborted");
+      await server.expectNoMoreRequests();
+      expect(server.count).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("an abort mid-stream closes the connection, the body is cancelled", async () => {
+    const server = await startLoopbackUpstream();
+    try {
+      server.reply(sseReply([sse(chunk({ content: "Hel" })), { hold: true }]));
+      const controller = new AbortController();
+      const stream = streamChat(options(server.baseURL, { signal: controller.signal }));
+      const { events, error } = await collect(stream, (event) => {
+        if (event.type === "text") controller.abort();
+      });
+      expect(events.map((e) => e.type)).toEqual(["open", "text"]);
+      expect(error).toBeInstanceOf(InterruptedError);
+      const served = await server.served(1);
+      expect(await served.closed).toBe("aborted");
+      await server.requests[0]!.stream!.cancelled;
+      await server.expectNoMoreRequests();
+      expect(server.count).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("events after [DONE] are ignored and the body is released without waiting for the server", async () => {
+    const server = await startLoopbackUpstream();
+    try {
+      server.reply(
+        sseReply([openAIText(["ok"]), sse(chunk({ content: "late" })), { hold: true }]),
+      );
+      const { events, result } = await collect(streamChat(options(server.baseURL)));
+      expect(result?.content).toBe("ok");
+      expect(events.filter((e) => e.type === "text").map((e) => e)).toEqual([
+        { type: "text", text: "ok" },
+      ]);
+      // The server never ended its body: the client closed the connection.
+      expect(await (await server.served(1)).closed).toBe("aborted");
+      expect(server.count).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("DONE with a trailing body in the same chunk: the rest is ignored", async () => {
+    const server = await startLoopbackUpstream();
+    try {
+      server.reply(sseReply([openAIText(["ok"]) + sse(chunk({ content: "late" })) + DONE]));
+      const result = await streamChat(options(server.baseURL)).result;
+      expect(result.content).toBe("ok");
+      expect(server.count).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+});
