@@ -8,6 +8,7 @@
 import { Accumulator } from "./accumulator.ts";
 import type { CallControl } from "./call_control.ts";
 import { InterruptedError, isAPIStatusError, PartialStreamError } from "./errors.ts";
+import { isStreamingRefused, requestWhole } from "./non_streaming.ts";
 import type { Protocol, ProtocolRequest } from "./protocols/protocol.ts";
 import { backoffDelay, type BackoffOptions, isRetryable } from "./retry_policy.ts";
 import { sleep } from "./sleep.ts";
@@ -98,13 +99,18 @@ export async function runCall(
           const canContinue = plan.onPartial === "continue" && retryable && !exhausted &&
             acc.toolCalls.length === 0 && acc.lastKind !== "reasoning" &&
             target.protocol.continuationBody !== undefined && acc.content.length > 0;
-          if (!canContinue) return partialOutcome(plan, acc, attempts, continuations, cause);
+          if (!canContinue) {
+            return partialOutcome(plan, acc, attempts, continuations, cause, target);
+          }
           if (acc.delivered) {
             continuations++;
             previous = acc;
             request = target.rebuild(target.protocol.continuationBody!(target.body, acc.content));
           }
         } else if (!retryable || exhausted) {
+          if (isStreamingRefused(error) && target.protocol.decodeMessage !== undefined) {
+            return await requestWhole(target, control, consumer, ++attempts, plan.maxEventBytes);
+          }
           if (retryable || isModelNotFound(error)) break; // on to the next target, if any
           throw withAttempts(error, attempts);
         }
@@ -112,8 +118,10 @@ export async function runCall(
         // Sleeping past the total deadline would only delay the same failure.
         if (delayMs === undefined || Date.now() + delayMs >= plan.deadline) {
           if (previous !== undefined) {
-            return partialOutcome(plan, previous, attempts, continuations, error);
+            return partialOutcome(plan, previous, attempts, continuations, error, target);
           }
+          // Another target may answer now, within what is left of the total.
+          if (index + 1 < plan.targets.length) break;
           throw withAttempts(error, attempts);
         }
         if (consumer.listening) {
@@ -133,8 +141,10 @@ function partialOutcome(
   attempts: number,
   continuations: number,
   cause: unknown,
+  target: CallTarget,
 ): ChatResult {
   const partial = acc.toResult(attempts, "length");
+  partial.target = target.info;
   if (continuations > 0) partial.continuations = continuations;
   if (plan.onPartial === "return") {
     partial.partial = true;

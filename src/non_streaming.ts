@@ -1,0 +1,176 @@
+/**
+ * Streaming refused: some providers answer `400` to `stream: true` for some models (OpenAI's
+ * first o1 models, or any model an unverified organisation may not stream). The call then
+ * makes one non-streaming request and delivers the whole answer as the same events and
+ * result, with `result.streamed = false`.
+ *
+ * @module
+ */
+
+import { Accumulator } from "./accumulator.ts";
+import type { CallControl, Cancellable } from "./call_control.ts";
+import {
+  APIStatusError,
+  ConnectionError,
+  isAPIStatusError,
+  StreamProtocolError,
+} from "./errors.ts";
+import type { CallTarget } from "./retry_loop.ts";
+import { headersToRecord } from "./transport.ts";
+import type { AttemptConsumer } from "./transport.ts";
+import type { ChatResult } from "./types.ts";
+import { Watchdog } from "./watchdog.ts";
+
+const noop = (): void => {};
+const REFUSED = "(?:not supported|unsupported|does not support|not available|not allowed|disabled)";
+/** "streaming is not supported for this model", "this model does not support streaming"… */
+const REFUSAL = new RegExp(`\\bstream(?:ing)?\\b[^.]*${REFUSED}|${REFUSED}[^.]*\\bstream`, "i");
+
+/**
+ * Whether `error` is a provider refusing to stream this model: a `400` whose error names the
+ * `stream` parameter or says that streaming is not supported.
+ *
+ * @example
+ * ```ts
+ * isStreamingRefused(new APIStatusError(400, {}, { error: { message: "Streaming is not supported for this model" } })); // true
+ * ```
+ */
+export function isStreamingRefused(error: unknown): boolean {
+  if (!isAPIStatusError(error) || error.status !== 400) return false;
+  const body = error.body as { error?: unknown } | string | null;
+  const detail = typeof body === "object" && body !== null && "error" in body ? body.error : body;
+  if (typeof detail === "string") return REFUSAL.test(detail);
+  const { param, message } = (detail ?? {}) as { param?: unknown; message?: unknown };
+  return param === "stream" || (typeof message === "string" && REFUSAL.test(message));
+}
+
+/**
+ * Makes the one non-streaming request for `target` and delivers its answer to `consumer`.
+ * Its time limits: `firstEventMs` until the response headers (a non-streaming server sends
+ * them only once the whole answer is ready), then `idleMs` between body chunks. Errors carry
+ * `attempts`; a stop rejects with the stop error.
+ *
+ * @example
+ * ```ts
+ * if (isStreamingRefused(error)) return await requestWhole(target, control, consumer, attempts + 1, maxBytes);
+ * ```
+ */
+export async function requestWhole(
+  target: CallTarget,
+  control: CallControl,
+  consumer: AttemptConsumer,
+  attempt: number,
+  maxBytes: number,
+): Promise<ChatResult> {
+  const request = new WholeRequest();
+  const watchdog = new Watchdog(request, target.timeouts);
+  control.current = request;
+  try {
+    watchdog.arm("first-event");
+    const { response, text } = await request.send(target, watchdog, maxBytes);
+    const headers = headersToRecord(response.headers);
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch (cause) {
+      if (response.ok) {
+        throw new StreamProtocolError(
+          `stopstream: the non-streaming answer is not JSON: ${text.slice(0, 200)}`,
+          { cause },
+        );
+      }
+    }
+    if (!response.ok) throw new APIStatusError(response.status, headers, body);
+    if (body !== null && typeof body === "object" && "error" in body && body.error != null) {
+      throw target.protocol.toUpstreamError(body) ??
+        new APIStatusError(response.status, headers, body);
+    }
+    if (consumer.listening) {
+      consumer.push({ type: "open", attempt, status: response.status, headers });
+    }
+    const acc = new Accumulator(consumer.listening ? consumer : null);
+    target.protocol.decodeMessage!(body, acc);
+    const result = acc.toResult(attempt);
+    result.target = target.info;
+    result.streamed = false;
+    for (const name in headers) {
+      if (name.startsWith("x-ratelimit-")) (result.rateLimit ??= {})[name] = headers[name]!;
+    }
+    return result;
+  } catch (error) {
+    const final = control.stopError ?? request.failure ?? error;
+    if (final !== null && typeof final === "object") {
+      (final as { attempts?: number }).attempts = attempt;
+    }
+    throw final;
+  } finally {
+    watchdog.stop();
+    if (control.current === request) control.current = undefined;
+  }
+}
+
+/** The request in flight: cancellable by a stop or by its watchdog. */
+class WholeRequest implements Cancellable {
+  failure: Error | undefined = undefined;
+  #abort = new AbortController();
+  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined = undefined;
+
+  cancel(reason: Error): void {
+    if (this.failure !== undefined) return;
+    this.failure = reason;
+    this.#abort.abort(reason);
+    // Not awaited (a peer may never answer a cancel); it settles a pending read() at once.
+    this.#reader?.cancel(reason).catch(noop);
+  }
+
+  async send(
+    target: CallTarget,
+    watchdog: Watchdog,
+    maxBytes: number,
+  ): Promise<{ response: Response; text: string }> {
+    const { url, headers: streamingHeaders, body } = target.request;
+    const headers = new Headers(streamingHeaders);
+    headers.set("accept", "application/json");
+    // The streaming request, minus streaming: `stream_options` is rejected without `stream`.
+    const whole = JSON.parse(body) as Record<string, unknown>;
+    whole.stream = false;
+    delete whole.stream_options;
+    const fetchFn = target.fetch;
+    let response: Response;
+    try {
+      response = await fetchFn(url, {
+        method: "POST",
+        headers,
+        body: JSON.stringify(whole),
+        signal: this.#abort.signal,
+      });
+      watchdog.arm("idle");
+      if (response.body === null) return { response, text: "" };
+      const reader = response.body.getReader();
+      this.#reader = reader;
+      const decoder = new TextDecoder();
+      let text = "";
+      let bytes = 0;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (this.failure !== undefined) throw this.failure;
+        if (done) break;
+        bytes += value.byteLength;
+        if (bytes > maxBytes) {
+          reader.cancel().catch(noop);
+          throw new StreamProtocolError(
+            `stopstream: the non-streaming answer exceeded the ${maxBytes}-byte cap`,
+          );
+        }
+        text += decoder.decode(value, { stream: true });
+        watchdog.progress();
+      }
+      return { response, text: text + decoder.decode() };
+    } catch (error) {
+      if (this.failure !== undefined || error instanceof StreamProtocolError) throw error;
+      throw new ConnectionError(`stopstream: non-streaming request failed: ${error}`, {
+        cause: error,
+      });
+    }
+  }
+}
