@@ -3,8 +3,7 @@ import { PartialStreamError, TimeoutError } from "../../src/errors.ts";
 import { streamChat } from "../../src/stream_chat.ts";
 import type { StreamChatOptions } from "../../src/types.ts";
 import { BASE_URL, networkError, noAnswer, sseReply, useMockUpstream } from "../support/msw.ts";
-import { type Step } from "../support/sse.ts";
-import { chunk, collect, DONE, ofType, openAIText, PING, sse } from "../support/sse.ts";
+import { chunk, collect, DONE, ofType, openAIText, PING, sse, type Step } from "../support/sse.ts";
 
 const upstream = useMockUpstream();
 const BODY = { model: "gpt-test", messages: [{ role: "user", content: "Hi" }] };
