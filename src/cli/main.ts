@@ -8,6 +8,7 @@
 import { Buffer } from "node:buffer";
 import { readFileSync } from "node:fs";
 import process from "node:process";
+import { setFlagsFromString } from "node:v8";
 import { CHAT_USAGE, MAIN_USAGE, parseChatArgs, UsageError } from "./args.ts";
 import { EXIT, runChat } from "./chat.ts";
 
@@ -84,6 +85,10 @@ export async function main(argv: readonly string[]): Promise<number> {
  * ```
  */
 export async function run(): Promise<never> {
+  // fetch's HTTP parser (undici's llhttp) is WebAssembly, and V8 optimises it on background
+  // threads that `process.exit` waits for: ~100 ms on a small machine, right after the first
+  // request. Baseline-compiled wasm is plenty fast for a token stream, and Ctrl-C stays instant.
+  setFlagsFromString("--liftoff-only");
   let code: number;
   try {
     code = await main(process.argv.slice(2));

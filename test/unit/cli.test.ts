@@ -1,0 +1,212 @@
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { parseDemoRequest, planDemoReply } from "../../src/demo/reply.ts";
+import { createFaultHandler } from "../support/fault_handler.ts";
+import { type NodeServer, startNodeServer } from "../support/node_server.ts";
+import { ensureBuilt, spawnCli } from "./cli_helpers.ts";
+
+// `stopstream chat` as users run it: `node bin/stopstream.mjs` in a child process (pipes, so
+// not a TTY), against the loopback fault server.
+
+const faults = createFaultHandler({ wordDelayMs: 5 });
+let server: NodeServer;
+let nextId = 0;
+
+beforeAll(async () => {
+  await ensureBuilt();
+  server = await startNodeServer(faults.handler);
+}, 60_000);
+afterAll(() => server?.close());
+
+/** A fresh fault route: its own request counter, faults from `spec` (see `x-demo-fault`). */
+function route(spec = ""): { id: string; baseURL: string } {
+  const id = `cli-${++nextId}`;
+  return { id, baseURL: `${server.url}/t/${id}/f/${encodeURIComponent(spec)}/v1` };
+}
+
+/** What the demo model answers to one user message. */
+function reply(prompt: string, words?: number): string {
+  const body = parseDemoRequest({ model: "demo", messages: [{ role: "user", content: prompt }] });
+  const plan = planDemoReply(body, words === undefined ? {} : { words });
+  return plan.message.content as string;
+}
+
+// deno-lint-ignore no-control-regex
+const ESCAPE = /\u001b/;
+
+describe("stopstream chat", () => {
+  test("streams the answer to stdout as it arrives and sends the key as a bearer token", async () => {
+    const { id, baseURL } = route("word-delay=10");
+    const run = spawnCli(["chat", "--base-url", baseURL, "--model", "demo", "hello", "there"]);
+    const first = await run.waitFor("stdout", (text) => text.length > 0);
+    const { code, stdout, stderr } = await run.exited;
+    expect(code).toBe(0);
+    expect(stdout).toBe(reply("hello there"));
+    expect(first.length).toBeLessThan(stdout.length);
+    expect(run.stdoutChunks()).toBeGreaterThan(3);
+    expect(stderr).toMatch(/^first token \d+\.\d s · \d+ in \/ \d+ out tokens · 1 attempt · /m);
+    expect(faults.stats(id)).toMatchObject({ requests: 1, completed: 1, cancelled: 0 });
+    const seen = server.requests().find((r) => r.path.startsWith(`/t/${id}/`));
+    expect(seen?.headers.get("authorization")).toBe("Bearer test-key");
+  });
+
+  test("reads the prompt from stdin when none is given", async () => {
+    const { id, baseURL } = route();
+    const run = spawnCli(["chat", "--base-url", baseURL, "--model", "demo"], {
+      input: "from stdin\n",
+    });
+    const { code, stdout } = await run.exited;
+    expect(code).toBe(0);
+    expect(stdout).toBe(reply("from stdin"));
+    expect(faults.stats(id).requests).toBe(1);
+  });
+
+  test("a 503 on the first attempt shows a retry status line on stderr, then the answer", async () => {
+    const { id, baseURL } = route("attempt1=status:503");
+    const run = spawnCli(["chat", "--base-url", baseURL, "--model", "demo", "hi"]);
+    const { code, stdout, stderr } = await run.exited;
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/server error \(HTTP 503\).*, retrying in \d+\.\d s \(attempt 2\/3\)\n/);
+    expect(stderr).toMatch(/ · 2 attempts · /);
+    expect(stdout).toBe(reply("hi"));
+    expect(faults.stats(id)).toMatchObject({ requests: 2, completed: 1 });
+  });
+
+  test("--json prints the final ChatResult, and only that, on stdout", async () => {
+    const { id, baseURL } = route("reasoning=3");
+    const run = spawnCli(["chat", "--json", "--base-url", baseURL, "--model", "demo", "hi"]);
+    const { code, stdout } = await run.exited;
+    expect(code).toBe(0);
+    const result = JSON.parse(stdout);
+    expect(result).toMatchObject({
+      content: reply("hi"),
+      reasoning: "Let me think",
+      finishReason: "stop",
+      attempts: 1,
+      toolCalls: [],
+      target: { index: 0, protocol: "openai-chat", model: "demo" },
+    });
+    expect(result.usage.outputTokens).toBeGreaterThan(0);
+    expect(faults.stats(id).requests).toBe(1);
+  });
+
+  test("a stream cut after output exits 2, keeps the text and says so", async () => {
+    const { id, baseURL } = route("drop-after=4");
+    const run = spawnCli(["chat", "--base-url", baseURL, "--model", "demo", "hi"]);
+    const { code, stdout, stderr } = await run.exited;
+    expect(code).toBe(2);
+    expect(stdout).toBe(reply("hi", 4));
+    expect(stderr).toMatch(/stream failed after partial output \(\d+ characters kept\)/);
+    expect(faults.stats(id).requests).toBe(1); // never retried: a retry would repeat output
+  });
+
+  test("--demo serves the demo model in-process, with no key and no server of ours", async () => {
+    const run = spawnCli(["chat", "--demo", "hello"], { env: { OPENAI_API_KEY: undefined } });
+    const { code, stdout } = await run.exited;
+    expect(code).toBe(0);
+    expect(stdout).toBe(reply("hello"));
+  });
+});
+
+describe("stopstream chat: Ctrl-C", () => {
+  test("SIGINT mid-stream exits 130 at once, keeps the output, and closes the connection", async () => {
+    const { id, baseURL } = route("words=2000,word-delay=10");
+    const before = server.requests().length;
+    const run = spawnCli(["chat", "--base-url", baseURL, "--model", "demo", "hi"]);
+    await run.waitFor("stdout", (text) => text.length > 20);
+    const served = server.requests()[before];
+    const sentAt = performance.now();
+    run.child.kill("SIGINT");
+    const { code, stdout, stderr, at } = await run.exited;
+    expect(code).toBe(130);
+    expect(at - sentAt).toBeLessThan(500);
+    expect(reply("hi", 2000).startsWith(stdout)).toBe(true);
+    expect(stdout.length).toBeGreaterThan(20);
+    expect(stderr).toMatch(/interrupted after \d+\.\d s \(\d+ characters kept\)/);
+    expect(served?.path).toContain(`/t/${id}/`);
+    expect(await served?.closed).toBe("aborted");
+    expect(await faults.waitFor(id, { cancelled: 1 })).toMatchObject({
+      requests: 1,
+      cancelled: 1,
+      completed: 0,
+    });
+  });
+
+  test("SIGINT during a Retry-After backoff exits 130 at once and makes no second request", async () => {
+    const { id, baseURL } = route("attempt1=status:503;retry-after:10");
+    const run = spawnCli(["chat", "--base-url", baseURL, "--model", "demo", "hi"]);
+    await run.waitFor("stderr", (text) => text.includes("retrying in 10.0 s (attempt 2/3)"));
+    const sentAt = performance.now();
+    run.child.kill("SIGINT");
+    const { code, stdout, stderr, at } = await run.exited;
+    expect(code).toBe(130);
+    expect(at - sentAt).toBeLessThan(500);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(/interrupted after/);
+    expect(faults.stats(id).requests).toBe(1);
+  });
+});
+
+describe("stopstream chat: mistakes", () => {
+  test("a missing key names the variable to set and sends nothing", async () => {
+    const { id, baseURL } = route();
+    const env = { OPENAI_API_KEY: undefined };
+    const run = spawnCli(["chat", "--base-url", baseURL, "--model", "demo", "hi"], { env });
+    const { code, stderr } = await run.exited;
+    expect(code).toBe(78);
+    expect(stderr).toContain("set the environment variable OPENAI_API_KEY");
+    const named = spawnCli([
+      "chat",
+      "--base-url",
+      baseURL,
+      "--model",
+      "m",
+      "--api-key-env",
+      "MY_KEY",
+      "hi",
+    ]);
+    expect((await named.exited).stderr).toContain("set the environment variable MY_KEY");
+    const anthropic = spawnCli(["chat", "--protocol", "anthropic-messages", "--model", "m", "hi"]);
+    expect((await anthropic.exited).stderr).toContain("ANTHROPIC_API_KEY");
+    expect(faults.stats(id).requests).toBe(0);
+  });
+
+  test("a bad flag exits 64 with the usage", async () => {
+    const { code, stderr, stdout } = await spawnCli(["chat", "--demo", "--frobnicate", "hi"])
+      .exited;
+    expect(code).toBe(64);
+    expect(stderr).toContain("--frobnicate");
+    expect(stderr).toContain("Usage: stopstream chat");
+    expect(stdout).toBe("");
+    expect((await spawnCli(["chat", "--demo", "--max-retries", "x", "hi"]).exited).code).toBe(64);
+    expect((await spawnCli(["chat", "hi"]).exited).code).toBe(64); // no --model
+    expect((await spawnCli(["nope"]).exited).code).toBe(64);
+  });
+
+  test("a key passed as a flag is refused without being echoed", async () => {
+    for (const args of [["--api-key=sk-secret-1"], ["--api-key-env", "sk-secret-1"]]) {
+      const { code, stderr } = await spawnCli(["chat", "--demo", ...args, "hi"]).exited;
+      expect(code).toBe(64);
+      expect(stderr).not.toContain("sk-secret-1");
+    }
+  });
+
+  test("output to pipes has no escape codes, even with reasoning, retries and a failure", async () => {
+    const { id, baseURL } = route("reasoning=4,attempt1=status:503,attempt2=drop-after:3");
+    const run = spawnCli([
+      "chat",
+      "--base-url",
+      baseURL,
+      "--model",
+      "demo",
+      "--max-retries",
+      "1",
+      "hi",
+    ]);
+    const { code, stdout, stderr } = await run.exited;
+    expect(code).toBe(2);
+    expect(stderr).toContain("Let me think\n"); // reasoning, undimmed
+    expect(stderr).toContain("retrying in");
+    expect(stdout + stderr).not.toMatch(ESCAPE);
+    expect(faults.stats(id).requests).toBe(2);
+  });
+});
