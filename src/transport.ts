@@ -8,12 +8,7 @@
 import { createParser, type EventSourceMessage, type ParseError } from "eventsource-parser";
 import type { Accumulator } from "./accumulator.ts";
 import type { CallControl, Cancellable } from "./call_control.ts";
-import {
-  APIStatusError,
-  ConnectionError,
-  StopstreamError,
-  StreamProtocolError,
-} from "./errors.ts";
+import { APIStatusError, ConnectionError, StopstreamError, StreamProtocolError } from "./errors.ts";
 import {
   EVENT_KEEPALIVE,
   EVENT_TERMINAL,
@@ -230,10 +225,12 @@ class SseFeed {
   terminal = false;
   /** Count of progress events, compared per chunk to feed the watchdog. */
   progress = 0;
+  #maxEventBytes: number;
   #parser;
 
   constructor(decoder: StreamDecoder, maxEventBytes: number) {
     this.decoder = decoder;
+    this.#maxEventBytes = maxEventBytes;
     this.#parser = createParser({
       onEvent: (message: EventSourceMessage) => this.#onEvent(message),
       onError: (error: ParseError) => {
@@ -268,6 +265,13 @@ class SseFeed {
 
   #onEvent(message: EventSourceMessage): void {
     if (this.terminal) return;
+    // The parser's cap only sees what it buffers between chunks: an event that arrives whole
+    // in one chunk is dispatched without being measured.
+    if (message.data.length > this.#maxEventBytes) {
+      throw new StreamProtocolError(
+        `stopstream: an SSE event exceeded the ${this.#maxEventBytes}-byte cap`,
+      );
+    }
     const outcome = this.decoder.onEvent(message.event, message.data);
     if (outcome === EVENT_TERMINAL) this.terminal = true;
     else if (outcome !== EVENT_KEEPALIVE) this.progress++;
