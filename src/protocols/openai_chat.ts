@@ -84,6 +84,8 @@ class OpenAIChatDecoder implements StreamDecoder {
     try {
       chunk = JSON.parse(data);
     } catch (cause) {
+      // An `event: error` may carry plain text: still the provider's error, not bad framing.
+      if (event === "error") throw upstreamError(data);
       throw new StreamProtocolError(`stopstream: a data line is not JSON: ${data.slice(0, 200)}`, {
         cause,
       });
