@@ -99,14 +99,16 @@ export function openAIText(parts: string[], options: TextStreamOptions = {}): st
 
 /**
  * One step of a scripted body: a chunk to send (string or bytes), a pause, a wait on a
- * promise, a cut connection (`{ error }`), or `{ hold: true }` (stay open, send nothing, until
- * the request is aborted or the body cancelled).
+ * promise, a callback run when the reader gets there (`{ run }`: the reader has asked for more
+ * after the previous chunk), a cut connection (`{ error }`), or `{ hold: true }` (stay open,
+ * send nothing, until the request is aborted or the body cancelled).
  */
 export type Step =
   | string
   | Uint8Array
   | { delayMs: number }
   | { until: Promise<unknown> }
+  | { run: () => void }
   | { error: unknown }
   | { hold: true };
 
@@ -177,6 +179,7 @@ export function scriptedBody(steps: readonly Step[], signal?: AbortSignal): Scri
         }
         if ("delayMs" in step) await waitOrAbort(delay(step.delayMs));
         else if ("until" in step) await waitOrAbort(step.until);
+        else if ("run" in step) step.run();
         else if ("hold" in step) {
           await waitOrAbort(new Promise(() => {}));
           index--; // stay on the hold until aborted or cancelled
@@ -304,6 +307,6 @@ export function settlesNow(
 ): Promise<{ resolved: unknown } | { rejected: unknown } | "pending"> {
   return Promise.race([
     promise.then((resolved) => ({ resolved }), (rejected) => ({ rejected })),
-    new Promise<"pending">((resolve) => setImmediate(() => resolve("pending"))),
+    new Promise<"pending">((resolve) => setTimeout(() => resolve("pending"), 0)),
   ]);
 }

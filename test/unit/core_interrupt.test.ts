@@ -158,18 +158,15 @@ describe("an abort in each phase rejects at once and makes no further request", 
   });
 
   test("mid-stream, result only (nobody iterates)", async () => {
-    const firstChunk = gate();
-    upstream.reply(
-      sseReply([sse(chunk({ content: "Hel" })), { until: firstChunk.promise }, { hold: true }]),
-    );
+    const readOn = gate();
+    upstream.reply(sseReply([sse(chunk({ content: "Hel" })), { run: readOn.open }, { hold: true }]));
     const controller = new AbortController();
     const stream = streamChat(options({ signal: controller.signal }));
     const result = stream.result;
     const seen = await upstream.entered(1);
-    // Wait until the first chunk was read by the client, then stop.
-    while (seen.stream === undefined || seen.stream.pulls < 2) await new Promise(setImmediate);
+    // The client took the first chunk and asked for more: stop now.
+    await readOn.promise;
     controller.abort();
-    firstChunk.open();
     expect(await settlesNow(result)).toEqual({ rejected: expect.any(InterruptedError) });
     expect(seen.signal.aborted).toBe(true);
     await upstream.expectNoMoreRequests();
