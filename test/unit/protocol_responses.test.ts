@@ -1,0 +1,244 @@
+/**
+ * The openai-responses protocol against recorded streams in the Responses API wire format.
+ */
+
+import fc from "fast-check";
+import { HttpResponse } from "msw";
+import { setupServer } from "msw/node";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import {
+  isConnectionError,
+  isUpstreamStreamError,
+  streamChat,
+  type StreamChatOptions,
+} from "../../src/index.ts";
+import { responsesWire } from "./fixtures/responses_wire.ts";
+import { chunkedResponse, collect, fixture, sseResponse, upstream } from "./protocol_wire.ts";
+
+const server = setupServer();
+beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
+afterEach(() => server.resetHandlers());
+afterAll(() => server.close());
+
+const BASE = "https://api.openai.test/v1";
+const BODY = { model: "gpt-4.1", input: [{ role: "user", content: "Hello" }] };
+
+function options(extra: Partial<StreamChatOptions> = {}): StreamChatOptions {
+  return {
+    baseURL: BASE,
+    apiKey: "sk-test",
+    protocol: "openai-responses",
+    body: BODY,
+    retry: { initialDelayMs: 1, maxDelayMs: 2 },
+    ...extra,
+  };
+}
+
+const replay = (name: string) =>
+  upstream(server, BASE, responsesWire, () => chunkedResponse(fixture(name)));
+
+describe("openai-responses request", () => {
+  test("posts to /responses with a bearer key and stream: true", async () => {
+    const up = replay("responses_text.sse");
+    await streamChat(options({ headers: { "openai-organization": "org-1" } })).result;
+    expect(up.count).toBe(1);
+    const headers = up.headers[0]!;
+    expect(headers.get("authorization")).toBe("Bearer sk-test");
+    expect(headers.get("openai-organization")).toBe("org-1");
+    expect(headers.get("accept")).toBe("text/event-stream");
+    expect(up.bodies[0]).toEqual({ ...BODY, stream: true });
+  });
+});
+
+describe("openai-responses stream", () => {
+  test("text: output_text deltas, cached and total usage, finish stop", async () => {
+    const up = replay("responses_text.sse");
+    const run = await collect(streamChat(options()));
+    expect(run.text).toBe("Hi there! How can I help?");
+    expect(run.events.filter((e) => e.type === "text")).toHaveLength(3);
+    expect(run.result).toMatchObject({
+      id: "resp_67c9fdcecf488190bdd9a0409de3a1ec07b8b0ad4e5eb654",
+      model: "gpt-4.1-2025-04-14",
+      content: "Hi there! How can I help?",
+      finishReason: "stop",
+      providerFinishReason: "completed",
+      usage: {
+        inputTokens: 1037,
+        outputTokens: 11,
+        totalTokens: 1048,
+        cachedInputTokens: 1024,
+        reasoningTokens: 0,
+      },
+    });
+    expect(up.count).toBe(1);
+  });
+
+  test("reasoning summary deltas are reasoning, parts separated by a blank line", async () => {
+    const up = replay("responses_reasoning.sse");
+    const run = await collect(streamChat(options()));
+    expect(run.result?.reasoning).toBe(
+      "**Multiplying numbers**\n\nI need 27 times 453.\n\n**Checking the result**",
+    );
+    expect(run.result?.content).toBe("27 × 453 = 12,231");
+    expect(run.result?.usage?.reasoningTokens).toBe(192);
+    expect(up.count).toBe(1);
+  });
+
+  test("reasoning_text deltas (open-weight models) are reasoning too", async () => {
+    const up = replay("responses_reasoning_text.sse");
+    const result = await streamChat(options()).result;
+    expect(result).toMatchObject({ reasoning: "User greets. Reply briefly.", content: "Hello!" });
+    expect(up.count).toBe(1);
+  });
+
+  test("parallel function calls: id = call_id, deltas matched by output index", async () => {
+    const up = replay("responses_tools.sse");
+    const run = await collect(streamChat(options()));
+    expect(run.result?.toolCalls).toEqual([
+      {
+        index: 0,
+        id: "call_FBRVBS4jnDc3VU9ZYJE55pEF",
+        name: "get_weather",
+        arguments: '{"location":"Paris, France"}',
+      },
+      {
+        index: 1,
+        id: "call_Qm7qV3b9XyZk8f2LtN4hR1sW",
+        name: "get_weather",
+        arguments: '{"location":"Oslo, Norway"}',
+      },
+      // No deltas at all: the arguments come from output_item.done.
+      { index: 2, id: "call_Zx1Yw2Vu3Ts4", name: "get_time", arguments: '{"tz":"UTC"}' },
+    ]);
+    expect(run.result).toMatchObject({ finishReason: "tool_calls", content: "" });
+    expect(run.events.filter((e) => e.type === "tool-call")).toHaveLength(3);
+    expect(up.count).toBe(1);
+  });
+
+  test("response.incomplete for max_output_tokens is a complete answer with finish length", async () => {
+    const up = replay("responses_incomplete.sse");
+    const result = await streamChat(options()).result;
+    expect(result).toMatchObject({
+      content: "Once upon a time, in a",
+      finishReason: "length",
+      providerFinishReason: "max_output_tokens",
+      attempts: 1,
+    });
+    expect(result.partial).toBeUndefined();
+    expect(up.count).toBe(1);
+  });
+
+  test("response.failed with server_error is transient: retried", async () => {
+    const up = upstream(
+      server,
+      BASE,
+      responsesWire,
+      (n) => chunkedResponse(fixture(n === 1 ? "responses_failed.sse" : "responses_text.sse")),
+    );
+    const run = await collect(streamChat(options()));
+    const retry = run.events.find((e) => e.type === "retry");
+    expect(retry?.type === "retry" && isUpstreamStreamError(retry.error) && retry.error.errorType)
+      .toBe("server_error");
+    expect(run.result?.content).toBe("Hi there! How can I help?");
+    expect(up.count).toBe(2);
+  });
+
+  test("an error event with rate_limit_exceeded is an UpstreamStreamError, transient", async () => {
+    const up = replay("responses_error.sse");
+    const error = await streamChat(options({ maxRetries: 0 })).result.catch((e: unknown) => e);
+    expect(isUpstreamStreamError(error)).toBe(true);
+    if (!isUpstreamStreamError(error)) return;
+    expect([error.errorType, error.retryable]).toEqual(["rate_limit_exceeded", true]);
+    expect(error.message).toMatch(/Rate limit reached/);
+    expect(up.count).toBe(1);
+  });
+
+  test.each([
+    ["server_error", true],
+    ["rate_limit_exceeded", true],
+    ["invalid_prompt", false],
+    ["image_content_policy_violation", false],
+  ])("response.failed with %s is retryable: %s", async (code, retryable) => {
+    const failed = `event: response.failed\ndata: ${
+      JSON.stringify({
+        type: "response.failed",
+        response: { id: "resp_1", status: "failed", error: { code, message: "failed" } },
+      })
+    }\n\n`;
+    const up = upstream(
+      server,
+      BASE,
+      responsesWire,
+      (_n, req) => sseResponse(req, [...responsesWire.start(), failed]),
+    );
+    const error = await streamChat(options({ maxRetries: 0 })).result.catch((e: unknown) => e);
+    expect(isUpstreamStreamError(error) && [error.errorType, error.retryable]).toEqual([
+      code,
+      retryable,
+    ]);
+    expect(up.count).toBe(1);
+  });
+
+  test("a body that ends without a terminal event is a cut connection, retried", async () => {
+    const text = fixture("responses_text.sse");
+    const up = upstream(
+      server,
+      BASE,
+      responsesWire,
+      (n) =>
+        chunkedResponse(
+          n === 1 ? text.slice(0, text.indexOf("event: response.output_text.delta")) : text,
+        ),
+    );
+    const run = await collect(streamChat(options()));
+    const retry = run.events.find((e) => e.type === "retry");
+    expect(retry?.type === "retry" && isConnectionError(retry.error)).toBe(true);
+    expect(run.result?.content).toBe("Hi there! How can I help?");
+    expect(up.count).toBe(2);
+  });
+
+  test("a 200 JSON error body instead of a stream becomes an UpstreamStreamError", async () => {
+    const up = upstream(
+      server,
+      BASE,
+      responsesWire,
+      () =>
+        HttpResponse.json({
+          error: { message: "The server is overloaded", type: "server_error", code: null },
+        }),
+    );
+    const error = await streamChat(options({ maxRetries: 0 })).result.catch((e: unknown) => e);
+    expect(isUpstreamStreamError(error) && [error.errorType, error.retryable]).toEqual([
+      "server_error",
+      true,
+    ]);
+    expect(up.count).toBe(1);
+  });
+
+  test("any split of the byte stream gives the same result", async () => {
+    const names = ["responses_text.sse", "responses_reasoning.sse", "responses_tools.sse"];
+    const expected = new Map<string, unknown>();
+    for (const name of names) {
+      upstream(server, BASE, responsesWire, () => chunkedResponse(fixture(name)));
+      const { attempts: _, ...result } = await streamChat(options()).result;
+      expected.set(name, result);
+    }
+    let requests = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...names),
+        fc.array(fc.nat({ max: 8000 }), { maxLength: 12 }),
+        async (name, cuts) => {
+          upstream(server, BASE, responsesWire, () => {
+            requests++;
+            return chunkedResponse(fixture(name), cuts);
+          });
+          const { attempts: _, ...result } = await streamChat(options()).result;
+          expect(result).toEqual(expected.get(name));
+        },
+      ),
+      { numRuns: 40, seed: 20250101 },
+    );
+    expect(requests).toBe(40);
+  });
+});
