@@ -85,3 +85,39 @@ describe("against a real loopback server", () => {
     }
   });
 });
+
+describe("stopping the iteration against a real loopback server", () => {
+  test("break cancels the upstream: the server sees its connection close", async () => {
+    const server = await startLoopbackUpstream();
+    try {
+      server.reply(sseReply([sse(chunk({ content: "Hel" })), { hold: true }]));
+      const stream = streamChat(options(server.baseURL));
+      for await (const event of stream) if (event.type === "text") break;
+      await expect(stream.result).rejects.toBeInstanceOf(InterruptedError);
+      expect(await (await server.served(1)).closed).toBe("aborted");
+      await server.requests[0]!.stream!.cancelled;
+      await server.expectNoMoreRequests();
+      expect(server.count).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("a stall timeout closes the stalled connection before the retry", async () => {
+    const server = await startLoopbackUpstream();
+    try {
+      server.reply(
+        sseReply([sse(chunk({ role: "assistant", content: "" })), { hold: true }]),
+        sseReply(openAIText(["ok"])),
+      );
+      const result = await streamChat(options(server.baseURL, { timeouts: { idleMs: 20 } }))
+        .result;
+      expect(result.content).toBe("ok");
+      expect(await (await server.served(1)).closed).toBe("aborted");
+      expect(await (await server.served(2)).closed).toBe("finished");
+      expect(server.count).toBe(2);
+    } finally {
+      await server.close();
+    }
+  });
+});
