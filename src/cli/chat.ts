@@ -89,8 +89,12 @@ export async function runChat(args: ChatArgs, io: ChatIO): Promise<number> {
   let apiKey: string | undefined;
   if (!args.demo) {
     const keyEnv = args.apiKeyEnv ?? defaultKeyEnv(args.protocol);
-    apiKey = io.env[keyEnv];
-    if (apiKey === undefined || apiKey.trim() === "") {
+    const value = io.env[keyEnv]?.trim();
+    if (value !== undefined && value !== "") apiKey = value;
+    // A local server (the relay under `npm start`, Ollama, llama.cpp) rarely wants a key; a
+    // variable named explicitly with --api-key-env is always required.
+    const optional = args.apiKeyEnv === undefined && isLoopback(args.baseURL);
+    if (apiKey === undefined && !optional) {
       say(
         `no API key: set the environment variable ${keyEnv}` +
           (args.apiKeyEnv === undefined ? " (or name another one with --api-key-env NAME)" : ""),
@@ -174,4 +178,11 @@ async function stream(
   } finally {
     view.dispose();
   }
+}
+
+/** Whether `baseURL` points at this machine (127.0.0.0/8, `localhost`, `::1`). */
+function isLoopback(baseURL: string | undefined): boolean {
+  if (baseURL === undefined) return false;
+  const host = new URL(baseURL).hostname;
+  return host === "localhost" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
 }

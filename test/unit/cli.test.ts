@@ -148,12 +148,18 @@ describe("stopstream chat: Ctrl-C", () => {
 
 describe("stopstream chat: mistakes", () => {
   test("a missing key names the variable to set and sends nothing", async () => {
-    const { id, baseURL } = route();
+    // 0.0.0.0 is not taken for loopback (so a key is required), yet it could only ever reach
+    // this machine if the check were broken.
+    const remote = ["--base-url", "http://0.0.0.0:9/v1", "--model", "m", "hi"];
     const env = { OPENAI_API_KEY: undefined };
-    const run = spawnCli(["chat", "--base-url", baseURL, "--model", "demo", "hi"], { env });
-    const { code, stderr } = await run.exited;
+    const { code, stderr } = await spawnCli(["chat", ...remote], { env }).exited;
     expect(code).toBe(78);
     expect(stderr).toContain("set the environment variable OPENAI_API_KEY");
+    const anthropic = spawnCli(["chat", "--protocol", "anthropic-messages", ...remote]);
+    expect((await anthropic.exited).stderr).toContain(
+      "set the environment variable ANTHROPIC_API_KEY",
+    );
+    const { id, baseURL } = route();
     const named = spawnCli([
       "chat",
       "--base-url",
@@ -164,10 +170,19 @@ describe("stopstream chat: mistakes", () => {
       "MY_KEY",
       "hi",
     ]);
-    expect((await named.exited).stderr).toContain("set the environment variable MY_KEY");
-    const anthropic = spawnCli(["chat", "--protocol", "anthropic-messages", "--model", "m", "hi"]);
-    expect((await anthropic.exited).stderr).toContain("ANTHROPIC_API_KEY");
+    const explicit = await named.exited;
+    expect(explicit.code).toBe(78);
+    expect(explicit.stderr).toContain("set the environment variable MY_KEY");
     expect(faults.stats(id).requests).toBe(0);
+  });
+
+  test("a loopback server is asked without a key when the default variable is unset", async () => {
+    const { id, baseURL } = route();
+    const env = { OPENAI_API_KEY: undefined };
+    const run = spawnCli(["chat", "--base-url", baseURL, "--model", "demo", "hi"], { env });
+    expect((await run.exited).code).toBe(0);
+    const seen = server.requests().find((r) => r.path.startsWith(`/t/${id}/`));
+    expect(seen?.headers.has("authorization")).toBe(false);
   });
 
   test("a bad flag exits 64 with the usage", async () => {
