@@ -1,0 +1,310 @@
+/**
+ * Fallback chains: when a target has used up its retries (or does not know the model), the
+ * next one starts with its own budget; never after an interrupt or after content.
+ */
+
+import { setupServer } from "msw/node";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import {
+  isAPIStatusError,
+  isInterruptedError,
+  isPartialStreamError,
+  streamChat,
+  type StreamChatOptions,
+} from "../../src/index.ts";
+import { anthropicWire } from "./fixtures/anthropic_wire.ts";
+import { responsesWire } from "./fixtures/responses_wire.ts";
+import {
+  chatWire,
+  collect,
+  errorResponse,
+  sseResponse,
+  upstream,
+  type WireFixture,
+} from "./protocol_wire.ts";
+
+const server = setupServer();
+beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
+afterEach(() => server.resetHandlers());
+afterAll(() => server.close());
+
+const PRIMARY = "https://primary.test/v1";
+const ANTHROPIC = "https://anthropic.test/v1";
+const FAST = { initialDelayMs: 1, maxDelayMs: 2 };
+
+const answer = (wire: WireFixture, text: string): string[] => [
+  ...wire.start(),
+  wire.text(text),
+  ...wire.end(),
+];
+
+/** Primary: openai-chat; fallback: anthropic-messages on another origin with its own key. */
+function chain(extra: Partial<StreamChatOptions> = {}): StreamChatOptions {
+  return {
+    baseURL: PRIMARY,
+    apiKey: "sk-primary",
+    headers: { "x-team": "blue" },
+    body: chatWire.body("gpt-4o"),
+    retry: FAST,
+    fallbacks: [{
+      baseURL: ANTHROPIC,
+      apiKey: "sk-ant-fallback",
+      protocol: "anthropic-messages",
+      body: { model: "claude-sonnet-4-5", max_tokens: 512 },
+    }],
+    ...extra,
+  };
+}
+
+describe("fallback chains", () => {
+  test("first target 503 ×3 → the second answers, with a fallback event and result.target", async () => {
+    const first = upstream(server, PRIMARY, chatWire, () => errorResponse(chatWire, 503));
+    const second = upstream(
+      server,
+      ANTHROPIC,
+      anthropicWire,
+      (_n, req) => sseResponse(req, answer(anthropicWire, "from Claude")),
+    );
+    const run = await collect(streamChat(chain()));
+    expect(run.result?.content).toBe("from Claude");
+    expect(run.result?.attempts).toBe(4);
+    expect(run.result?.target).toEqual({
+      index: 1,
+      baseURL: ANTHROPIC,
+      protocol: "anthropic-messages",
+      model: "claude-sonnet-4-5",
+    });
+    expect(JSON.stringify(run.result?.target)).not.toMatch(/sk-/);
+    const fallbacks = run.events.filter((e) => e.type === "fallback");
+    expect(fallbacks).toHaveLength(1);
+    const fallback = fallbacks[0]!;
+    expect(fallback.type === "fallback" && fallback.index).toBe(1);
+    expect(
+      fallback.type === "fallback" && isAPIStatusError(fallback.error) && fallback.error.status,
+    )
+      .toBe(503);
+    expect(run.events.filter((e) => e.type === "retry")).toHaveLength(2);
+    expect(first.count).toBe(3);
+    expect(second.count).toBe(1);
+  });
+
+  test("the fallback's body merges over the primary's; key and headers stay on their origin", async () => {
+    upstream(server, PRIMARY, chatWire, () => errorResponse(chatWire, 503));
+    const second = upstream(
+      server,
+      ANTHROPIC,
+      anthropicWire,
+      (_n, req) => sseResponse(req, answer(anthropicWire, "ok")),
+    );
+    await streamChat(chain({ maxRetries: 0 })).result;
+    expect(second.bodies[0]).toMatchObject({
+      model: "claude-sonnet-4-5",
+      max_tokens: 512,
+      messages: [{ role: "user", content: "Hi" }],
+      stream: true,
+    });
+    const headers = second.headers[0]!;
+    expect(headers.get("x-api-key")).toBe("sk-ant-fallback");
+    expect(headers.get("authorization")).toBeNull();
+    expect(headers.get("x-team")).toBeNull();
+    expect(second.count).toBe(1);
+  });
+
+  test("a fallback without its own key on another origin sends no key at all", async () => {
+    upstream(server, PRIMARY, chatWire, () => errorResponse(chatWire, 503));
+    const second = upstream(
+      server,
+      "https://other.test/v1",
+      chatWire,
+      (_n, req) => sseResponse(req, answer(chatWire, "ok")),
+    );
+    await streamChat(chain({ maxRetries: 0, fallbacks: [{ baseURL: "https://other.test/v1" }] }))
+      .result;
+    expect(second.headers[0]!.get("authorization")).toBeNull();
+    expect(second.count).toBe(1);
+  });
+
+  test("a same-origin fallback (another model) inherits the key and headers", async () => {
+    const up = upstream(server, PRIMARY, chatWire, (_n, req) => {
+      return req.clone().json().then((body) =>
+        body.model === "gpt-4o"
+          ? errorResponse(chatWire, 404)
+          : sseResponse(req, answer(chatWire, "mini here"))
+      );
+    });
+    const run = await collect(
+      streamChat(chain({ fallbacks: [{ body: { model: "gpt-4o-mini" } }] })),
+    );
+    expect(run.result?.content).toBe("mini here");
+    expect(run.result?.target).toMatchObject({ index: 1, model: "gpt-4o-mini" });
+    expect(up.headers[1]!.get("authorization")).toBe("Bearer sk-primary");
+    expect(up.headers[1]!.get("x-team")).toBe("blue");
+    expect(up.count).toBe(2);
+  });
+
+  test("404 for the model moves on at once, without retries", async () => {
+    const first = upstream(server, PRIMARY, chatWire, () => errorResponse(chatWire, 404));
+    const second = upstream(
+      server,
+      ANTHROPIC,
+      anthropicWire,
+      (_n, req) => sseResponse(req, answer(anthropicWire, "ok")),
+    );
+    const run = await collect(streamChat(chain()));
+    expect(run.result?.target?.index).toBe(1);
+    expect(run.events.some((e) => e.type === "retry")).toBe(false);
+    expect(first.count).toBe(1);
+    expect(second.count).toBe(1);
+  });
+
+  test("each target has its own retry budget; the last target's error is thrown", async () => {
+    const first = upstream(server, PRIMARY, chatWire, () => errorResponse(chatWire, 503));
+    const second = upstream(
+      server,
+      ANTHROPIC,
+      anthropicWire,
+      () => errorResponse(anthropicWire, 529),
+    );
+    const error = await streamChat(chain({
+      maxRetries: 1,
+      fallbacks: [{
+        baseURL: ANTHROPIC,
+        protocol: "anthropic-messages",
+        maxRetries: 3,
+        body: { model: "claude-sonnet-4-5" },
+      }],
+    })).result.catch((e: unknown) => e);
+    expect(isAPIStatusError(error) && [error.status, error.attempts]).toEqual([529, 6]);
+    expect(first.count).toBe(2);
+    expect(second.count).toBe(4);
+  });
+
+  test("a non-retryable error (401) does not fall back", async () => {
+    const first = upstream(server, PRIMARY, chatWire, () => errorResponse(chatWire, 401));
+    const second = upstream(
+      server,
+      ANTHROPIC,
+      anthropicWire,
+      (_n, req) => sseResponse(req, answer(anthropicWire, "never")),
+    );
+    const error = await streamChat(chain()).result.catch((e: unknown) => e);
+    expect(isAPIStatusError(error) && error.status).toBe(401);
+    expect(first.count).toBe(1);
+    expect(second.count).toBe(0);
+  });
+
+  test("a Retry-After longer than allowed moves on to the next target", async () => {
+    const first = upstream(
+      server,
+      PRIMARY,
+      chatWire,
+      () => errorResponse(chatWire, 429, { "retry-after": "3600" }),
+    );
+    const second = upstream(
+      server,
+      ANTHROPIC,
+      anthropicWire,
+      (_n, req) => sseResponse(req, answer(anthropicWire, "ok")),
+    );
+    const result = await streamChat(chain()).result;
+    expect(result.target?.index).toBe(1);
+    expect(first.count).toBe(1);
+    expect(second.count).toBe(1);
+  });
+
+  test("an interrupt during the first target's backoff makes no request to the second", async () => {
+    const controller = new AbortController();
+    const first = upstream(server, PRIMARY, chatWire, () => errorResponse(chatWire, 503));
+    const second = upstream(
+      server,
+      ANTHROPIC,
+      anthropicWire,
+      (_n, req) => sseResponse(req, answer(anthropicWire, "never")),
+    );
+    const run = await collect(
+      streamChat(chain({ signal: controller.signal, retry: { initialDelayMs: 10_000 } })),
+      (e) => {
+        if (e.type === "retry") controller.abort();
+      },
+    );
+    expect(isInterruptedError(run.error)).toBe(true);
+    expect(run.events.some((e) => e.type === "fallback")).toBe(false);
+    expect(first.count).toBe(1);
+    expect(second.count).toBe(0);
+  });
+
+  test("content on the first target means no fallback, whatever happens next", async () => {
+    const first = upstream(
+      server,
+      PRIMARY,
+      chatWire,
+      (_n, req) => sseResponse(req, [...chatWire.start(), chatWire.text("half")], "drop"),
+    );
+    const second = upstream(
+      server,
+      ANTHROPIC,
+      anthropicWire,
+      (_n, req) => sseResponse(req, answer(anthropicWire, "never")),
+    );
+    const run = await collect(streamChat(chain()));
+    expect(isPartialStreamError(run.error)).toBe(true);
+    if (isPartialStreamError(run.error)) {
+      expect(run.error.partial.content).toBe("half");
+      expect(run.error.partial.target?.index).toBe(0);
+    }
+    expect(run.events.some((e) => e.type === "fallback")).toBe(false);
+    expect(first.count).toBe(1);
+    expect(second.count).toBe(0);
+  });
+
+  test("three protocols in one chain: chat → anthropic → responses", async () => {
+    const a = upstream(server, PRIMARY, chatWire, () => errorResponse(chatWire, 500));
+    const b = upstream(server, ANTHROPIC, anthropicWire, () => errorResponse(anthropicWire, 529));
+    const c = upstream(
+      server,
+      "https://responses.test/v1",
+      responsesWire,
+      (_n, req) => sseResponse(req, answer(responsesWire, "third time")),
+    );
+    const run = await collect(streamChat(chain({
+      maxRetries: 0,
+      fallbacks: [
+        { baseURL: ANTHROPIC, protocol: "anthropic-messages", body: { model: "claude" } },
+        {
+          baseURL: "https://responses.test/v1",
+          protocol: "openai-responses",
+          body: { model: "gpt-5" },
+        },
+      ],
+    })));
+    expect(run.result).toMatchObject({ content: "third time", attempts: 3 });
+    expect(run.result?.target).toMatchObject({
+      index: 2,
+      protocol: "openai-responses",
+      model: "gpt-5",
+    });
+    expect(
+      run.events.filter((e) => e.type === "fallback").map((e) => e.type === "fallback" && e.index),
+    )
+      .toEqual([1, 2]);
+    expect([a.count, b.count, c.count]).toEqual([1, 1, 1]);
+  });
+
+  test("the fallback runs under the same totalMs", async () => {
+    const first = upstream(server, PRIMARY, chatWire, () => errorResponse(chatWire, 503));
+    const second = upstream(
+      server,
+      ANTHROPIC,
+      anthropicWire,
+      (_n, req) => sseResponse(req, anthropicWire.start(), "hang"),
+    );
+    const started = Date.now();
+    const error = await streamChat(chain({ maxRetries: 0, timeouts: { totalMs: 150 } })).result
+      .catch((e: unknown) => e);
+    expect((error as Error).name).toBe("TimeoutError");
+    expect((error as { phase?: string }).phase).toBe("total");
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(first.count).toBe(1);
+    expect(second.count).toBe(1);
+  });
+});
