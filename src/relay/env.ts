@@ -30,6 +30,11 @@ export interface RelayEnv {
   FALLBACKS?: string;
   /** Secret: comma-separated client keys. */
   RELAY_KEYS?: string;
+  /**
+   * Keep-alive interval in ms (default 15 000). While the caller waits, keep-alives are also
+   * how a Worker notices that the caller went away, so this bounds how long that takes.
+   */
+  KEEPALIVE_MS?: string;
   /** Secrets named by `FALLBACKS` entries. */
   [binding: string]: unknown;
 }
@@ -56,12 +61,21 @@ const DEMO_TUNING: Pick<RelayOptions, "timeouts" | "retry"> = {
  */
 export function relayOptionsFromEnv(env: RelayEnv): RelayOptions {
   const keys = text(env.RELAY_KEYS)?.split(",").map((k) => k.trim()).filter((k) => k !== "") ?? [];
+  const common: RelayOptions = { keys };
+  const keepAlive = text(env.KEEPALIVE_MS);
+  if (keepAlive !== undefined) {
+    const ms = Number(keepAlive);
+    if (!(Number.isInteger(ms) && ms > 0)) {
+      throw new TypeError("KEEPALIVE_MS must be a positive integer (milliseconds)");
+    }
+    common.keepAliveMs = ms;
+  }
   const baseURL = text(env.UPSTREAM_BASE_URL);
   if (baseURL === undefined) {
     if (text(env.FALLBACKS) !== undefined) {
       throw new TypeError("FALLBACKS is set but UPSTREAM_BASE_URL is not; set the primary first");
     }
-    return { keys, ...DEMO_TUNING };
+    return { ...common, ...DEMO_TUNING };
   }
   const primary: RelayUpstream = {
     baseURL,
@@ -71,7 +85,7 @@ export function relayOptionsFromEnv(env: RelayEnv): RelayOptions {
   if (apiKey !== undefined) primary.apiKey = apiKey;
   const model = text(env.UPSTREAM_MODEL);
   if (model !== undefined) primary.model = model;
-  return { keys, upstreams: [primary, ...parseFallbacks(env)] };
+  return { ...common, upstreams: [primary, ...parseFallbacks(env)] };
 }
 
 function parseFallbacks(env: RelayEnv): RelayUpstream[] {

@@ -1,7 +1,13 @@
 /**
- * The streaming answer of the relay: holds the HTTP status back until the first content (so
- * failures before it are real HTTP errors), sends `: keep-alive` comments while the caller
- * waits, and ends a stream that failed after content with an error event and no `[DONE]`.
+ * The streaming answer of the relay: holds the HTTP status back until an upstream answers 200
+ * (so failures before that are real HTTP errors: an upstream 4xx keeps its status), sends
+ * `: keep-alive` comments while the caller waits, and ends a stream that failed after that
+ * with an error event and no `[DONE]`.
+ *
+ * Workers learn that a caller disconnected when a write to it fails (with the
+ * `enable_request_signal` flag, `request.signal` then fires). Tokens are writes, so a
+ * disconnect mid-answer aborts the upstream at once; while waiting, the keep-alives are the
+ * writes, so it is noticed within `keepAliveMs`.
  *
  * @module
  */
@@ -37,7 +43,7 @@ export interface RelayedStream {
 }
 
 /**
- * Run the call until its first content (or `keepAliveMs`), then answer: an OpenAI error with
+ * Run the call until an upstream answers 200 (or `keepAliveMs` passes), then answer: an OpenAI error with
  * the right status when it failed before that, an SSE stream of chunks otherwise.
  *
  * @example
@@ -66,9 +72,13 @@ export async function sseResponse(call: RelayedStream): Promise<Response> {
         ended = true;
         break;
       }
-      if (step.value.type === "fallback") upstream = step.value.index;
-      buffered = call.encoder.encode(step.value);
+      const event = step.value;
+      if (event.type === "fallback") upstream = event.index;
+      buffered = call.encoder.encode(event);
       if (buffered === "") pending = iterator.next();
+      // An upstream that answered 200 commits the response too: from here on the relay writes
+      // keep-alives, and a write is how workerd notices a caller that went away.
+      if (event.type === "open") break;
     }
   } catch (error) {
     clearTimeout(timer);
@@ -113,7 +123,8 @@ function streamBody(
   return new ReadableStream<Uint8Array>({
     start(c) {
       controller = c;
-      // Committed by the deadline rather than by content: the caller has waited keepAliveMs.
+      // Committed without content (an upstream 200, or keepAliveMs of waiting): a comment
+      // flushes the headers through proxies at once.
       send(buffered === "" && !ended ? KEEP_ALIVE : buffered);
       if (ended) {
         send(DONE_EVENT);

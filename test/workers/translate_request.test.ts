@@ -140,6 +140,8 @@ describe("Worker bindings", () => {
 
   it("empty bindings mean the demo upstream; bad ones are TypeErrors naming the binding", () => {
     expect(relayOptionsFromEnv({ UPSTREAM_BASE_URL: "", FALLBACKS: "" }).upstreams).toBeUndefined();
+    expect(relayOptionsFromEnv({ KEEPALIVE_MS: "250" }).keepAliveMs).toBe(250);
+    expect(() => relayOptionsFromEnv({ KEEPALIVE_MS: "soon" })).toThrow(/KEEPALIVE_MS/);
     expect(() =>
       relayOptionsFromEnv({ UPSTREAM_BASE_URL: "https://x.test", UPSTREAM_PROTOCOL: "soap" })
     )
