@@ -107,6 +107,57 @@ describe("stopstream chat", () => {
   });
 });
 
+describe("stopstream chat --protocol", () => {
+  test("anthropic-messages sends the Messages body with x-api-key and streams the text", async () => {
+    const bodies: unknown[] = [];
+    const events = [
+      {
+        type: "message_start",
+        message: { id: "msg_1", model: "claude-x", usage: { input_tokens: 7, output_tokens: 0 } },
+      },
+      { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+      { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Hel" } },
+      { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "lo" } },
+      { type: "content_block_stop", index: 0 },
+      { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 2 } },
+      { type: "message_stop" },
+    ];
+    const sse = events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
+    const anthropic = await startNodeServer(async (request) => {
+      bodies.push(await request.json());
+      return new Response(sse, { headers: { "content-type": "text/event-stream" } });
+    });
+    try {
+      const args = [
+        "chat",
+        "--protocol",
+        "anthropic-messages",
+        "--base-url",
+        `${anthropic.url}/v1`,
+      ];
+      const run = spawnCli([...args, "--model", "claude-x", "--system", "be brief", "hi"], {
+        env: { OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: "ant-key" },
+      });
+      const { code, stdout, stderr } = await run.exited;
+      expect(code).toBe(0);
+      expect(stdout).toBe("Hello");
+      expect(stderr).toMatch(/ 7 in \/ 2 out tokens · 1 attempt · /);
+      const [seen] = anthropic.requests();
+      expect(anthropic.requests()).toHaveLength(1);
+      expect(seen?.path).toBe("/v1/messages");
+      expect(seen?.headers.get("x-api-key")).toBe("ant-key");
+      expect(bodies[0]).toMatchObject({
+        model: "claude-x",
+        system: "be brief",
+        messages: [{ role: "user", content: "hi" }],
+        stream: true,
+      });
+    } finally {
+      await anthropic.close();
+    }
+  });
+});
+
 describe("stopstream chat: Ctrl-C", () => {
   test("SIGINT mid-stream exits 130 at once, keeps the output, and closes the connection", async () => {
     const { id, baseURL } = route("words=2000,word-delay=10");
