@@ -104,7 +104,7 @@ describe("accumulation (recorded streams)", () => {
 
   test("refusal text is assembled apart from the content", async () => {
     const { events, result } = await run(fixture("openai_refusal.sse"));
-    expect(result.refusal).toBe("I'm sorry, I can't help with that.");
+    expect(result.refusal).toBe("I’m sorry, I can’t help with that.");
     expect(result.content).toBe("");
     expect(ofType(events, "text")).toEqual([]);
   });
