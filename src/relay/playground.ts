@@ -9,6 +9,7 @@
 /** Faults offered by the page's menu: label → `x-demo-fault` spec. */
 const FAULTS: ReadonlyArray<readonly [string, string]> = [
   ["No fault", ""],
+  ["Long answer (200 words): try Stop", "words=200"],
   ["503 first (retried by the relay)", "attempt1=status:503"],
   ["429 first, Retry-After 1 s", "attempt1=status:429;retry-after:1"],
   ["Stall before the first token (retried)", "attempt1=stall-ms:4000;stall-after:0"],
@@ -34,6 +35,7 @@ select, input { font: inherit; padding: 0.25rem; }
 #answer { white-space: pre-wrap; min-height: 3rem; border-left: 3px solid var(--accent); padding-left: 0.8rem; }
 #tools { font: 13px ui-monospace, monospace; white-space: pre-wrap; }
 #log { font: 12px ui-monospace, monospace; color: var(--muted); white-space: pre-wrap; }
+section:has(> div:empty:last-child) { display: none; }
 .label { font-size: 12px; text-transform: uppercase; letter-spacing: 0.05em; color: var(--muted); margin-top: 0.8rem; }
 `;
 
@@ -154,10 +156,10 @@ stream survive it — or press <b>Stop</b> and the upstream request is cancelled
   <label>Relay key <input id="key" type="password" size="14" placeholder="(if RELAY_KEYS)"></label>
 </div>
 <div id="status" data-state="idle">idle</div>
-<div class="label">Reasoning</div><div id="reasoning"></div>
+<section><div class="label">Reasoning</div><div id="reasoning"></div></section>
 <div class="label">Answer</div><div id="answer"></div>
-<div class="label">Tool calls</div><div id="tools"></div>
-<div class="label">Events</div><div id="log"></div>
+<section><div class="label">Tool calls</div><div id="tools"></div></section>
+<section><div class="label">Events</div><div id="log"></div></section>
 `;
 
 /**
