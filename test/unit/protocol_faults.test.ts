@@ -151,7 +151,7 @@ describe.each(WIRES)("$protocol under faults", (wire) => {
           ? sseResponse(req, wire.start(), { pingEveryMs: 5, pings: wire })
           : sseResponse(req, answer(wire, "awake")),
     );
-    const run = await collect(streamChat(options(wire, { timeouts: { idleMs: 60 } })));
+    const run = await collect(streamChat(options(wire, { timeouts: { idleMs: 120 } })));
     expect(run.result?.content).toBe("awake");
     const retry = run.events.find((e) => e.type === "retry");
     expect(retry?.type === "retry" && isTimeoutError(retry.error) && retry.error.phase).toBe(
