@@ -96,7 +96,7 @@ describe("timeouts", () => {
   test("a slow first event within firstEventMs succeeds, although it is slower than idleMs", async () => {
     upstream.reply(
       sseReply([
-        ...pings(10, 5),
+        ...pings(10, 8),
         ROLE,
         sse(chunk({ content: "ok" })),
         sse(chunk({}, "stop")),
@@ -104,7 +104,7 @@ describe("timeouts", () => {
       ]),
     );
     const { events, result } = await collect(
-      streamChat(options({ timeouts: { firstEventMs: 2_000, idleMs: 15 } })),
+      streamChat(options({ timeouts: { firstEventMs: 2_000, idleMs: 40 } })),
     );
     expect(result?.content).toBe("ok");
     expect(ofType(events, "retry")).toEqual([]);
@@ -113,11 +113,13 @@ describe("timeouts", () => {
 
   test("steady progress keeps the idle timer from firing, though the whole stream outlasts it", async () => {
     const steps: Step[] = [ROLE];
-    for (let i = 0; i < 10; i++) steps.push({ delayMs: 6 }, sse(chunk({ content: String(i) })));
+    for (let i = 0; i < 15; i++) {
+      steps.push({ delayMs: 8 }, sse(chunk({ content: String(i % 10) })));
+    }
     steps.push(sse(chunk({}, "stop")), DONE);
     upstream.reply(sseReply(steps));
-    const result = await streamChat(options({ timeouts: { idleMs: 30 } })).result;
-    expect(result.content).toBe("0123456789");
+    const result = await streamChat(options({ timeouts: { idleMs: 60 } })).result;
+    expect(result.content).toBe("012345678901234");
     expect(upstream.count).toBe(1);
   });
 
