@@ -290,6 +290,26 @@ describe("fallback chains", () => {
     expect([a.count, b.count, c.count]).toEqual([1, 1, 1]);
   });
 
+  test("a fallback entry drops a primary body field by setting it to undefined", async () => {
+    upstream(server, PRIMARY, chatWire, () => errorResponse(chatWire, 503));
+    const third = upstream(
+      server,
+      "https://responses.test/v1",
+      responsesWire,
+      (_n, req) => sseResponse(req, answer(responsesWire, "ok")),
+    );
+    await streamChat(chain({
+      maxRetries: 0,
+      fallbacks: [{
+        baseURL: "https://responses.test/v1",
+        protocol: "openai-responses",
+        body: { model: "gpt-5", messages: undefined, input: "Hi" },
+      }],
+    })).result;
+    expect(third.bodies[0]).toEqual({ model: "gpt-5", input: "Hi", stream: true });
+    expect(third.count).toBe(1);
+  });
+
   test("the fallback runs under the same totalMs", async () => {
     const first = upstream(server, PRIMARY, chatWire, () => errorResponse(chatWire, 503));
     const second = upstream(
