@@ -89,9 +89,9 @@ describe("streaming from the demo upstream", () => {
       usage: { total_tokens: number };
     };
     expect(completion.object).toBe("chat.completion");
-    expect(completion.choices[0].message.role).toBe("assistant");
-    expect(completion.choices[0].message.content).toMatch(/^You said: "hello relay"/);
-    expect(completion.choices[0].finish_reason).toBe("stop");
+    expect(completion.choices[0]!.message.role).toBe("assistant");
+    expect(completion.choices[0]!.message.content).toMatch(/^You said: "hello relay"/);
+    expect(completion.choices[0]!.finish_reason).toBe("stop");
     expect(completion.usage.total_tokens).toBeGreaterThan(0);
     expect(requests).toHaveLength(1);
   });

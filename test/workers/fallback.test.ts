@@ -1,0 +1,124 @@
+import { describe, expect, it } from "vitest";
+import { createRelay } from "../../src/relay/app.ts";
+import {
+  chatBody,
+  contentOf,
+  fakeUpstream,
+  parseSSE,
+  postChat,
+  sse,
+  sseResponse,
+} from "./helpers.ts";
+
+describe("fallbacks", () => {
+  it("falls back to the second upstream when the first has used up its retries", async () => {
+    const upstream = fakeUpstream((request) =>
+      request.url.startsWith("https://primary.test/")
+        ? Response.json({ error: { message: "overloaded", type: "server_error" } }, { status: 503 })
+        : sseResponse([
+          sse({
+            choices: [{ index: 0, delta: { content: "from the fallback" }, finish_reason: null }],
+          }),
+          sse({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }),
+          "data: [DONE]\n\n",
+        ])
+    );
+    const app = createRelay({
+      upstreams: [
+        {
+          baseURL: "https://primary.test/v1",
+          apiKey: "sk-primary-0123456789",
+          protocol: "anthropic-messages",
+          model: "claude-x",
+        },
+        {
+          baseURL: "https://fallback.test/v1",
+          apiKey: "sk-fallback-0123456789",
+          protocol: "openai-chat",
+          model: "gpt-y",
+        },
+      ],
+      maxRetries: 1,
+      retry: { initialDelayMs: 1, maxDelayMs: 2 },
+      fetch: upstream.fetch,
+    });
+    const response = await postChat(
+      app,
+      chatBody({
+        stream: true,
+        messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "hi" }],
+      }),
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-stopstream-upstream")).toBe("1");
+    expect(response.headers.get("x-stopstream-attempts")).toBe("3");
+    const body = parseSSE(await response.text());
+    expect(contentOf(body)).toBe("from the fallback");
+    expect(body.done).toBe(true);
+    expect(upstream.seen.map((r) => new URL(r.url).host)).toEqual([
+      "primary.test",
+      "primary.test",
+      "fallback.test",
+    ]);
+    const fallback = upstream.seen[2]!;
+    expect(fallback.headers.get("authorization")).toBe("Bearer sk-fallback-0123456789");
+    expect(fallback.headers.get("x-api-key")).toBeNull();
+    // The fallback gets an OpenAI body: nothing of the primary's Anthropic translation.
+    expect(fallback.body.model).toBe("gpt-y");
+    expect(fallback.body).not.toHaveProperty("system");
+    expect(fallback.body).not.toHaveProperty("max_tokens");
+    expect(fallback.body.messages).toEqual([{ role: "system", content: "Be brief." }, {
+      role: "user",
+      content: "hi",
+    }]);
+  });
+
+  it("upstream keys never appear in errors passed to the caller", async () => {
+    const key = "sk-secret-abcdefghijkl";
+    const upstream = fakeUpstream(() =>
+      Response.json({
+        error: {
+          message: `Incorrect API key provided: ${key}`,
+          type: "invalid_request_error",
+          code: "invalid_api_key",
+        },
+      }, { status: 401 })
+    );
+    const app = createRelay({
+      upstreams: [{ baseURL: "https://up.test/v1", apiKey: key }],
+      fetch: upstream.fetch,
+    });
+    const response = await postChat(app, chatBody({ stream: true }));
+    expect(response.status).toBe(401);
+    const text = await response.text();
+    expect(text).toContain("Incorrect API key provided");
+    expect(text).not.toContain(key);
+    expect(upstream.seen).toHaveLength(1);
+  });
+
+  it("a real upstream never receives the caller's x-demo-fault or other caller headers", async () => {
+    const upstream = fakeUpstream(() =>
+      sseResponse([
+        sse({ choices: [{ index: 0, delta: { content: "ok" }, finish_reason: "stop" }] }),
+        "data: [DONE]\n\n",
+      ])
+    );
+    const app = createRelay({
+      upstreams: [{ baseURL: "https://up.test/v1" }],
+      fetch: upstream.fetch,
+    });
+    await (await postChat(app, chatBody({ stream: true }), {
+      headers: {
+        "x-demo-fault": "status=503",
+        "x-forwarded-for": "1.2.3.4",
+        connection: "keep-alive",
+        authorization: "Bearer caller",
+      },
+    })).text();
+    const headers = [...upstream.seen[0]!.headers.keys()];
+    expect(headers).not.toContain("x-demo-fault");
+    expect(headers).not.toContain("x-demo-attempt");
+    expect(headers).not.toContain("x-forwarded-for");
+    expect(headers).not.toContain("authorization");
+  });
+});
