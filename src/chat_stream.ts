@@ -79,6 +79,7 @@ export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
         if (!this.#ended) {
           this.#stop(new InterruptedError(undefined, "stopstream: interrupted: iteration stopped"));
         }
+        this.#failure = undefined; // the iteration is closed: a later next() is just done
         return Promise.resolve(DONE);
       },
     };
@@ -144,6 +145,8 @@ export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
   #start(): void {
     if (this.#started) return;
     this.#started = true;
+    // Stopped before it began (an iterator closed before its first next()): send nothing.
+    if (this.#ended) return;
     const { signal, totalMs } = this.#plan;
     if (signal?.aborted) return this.#stop(new InterruptedError(signal.reason));
     signal?.addEventListener("abort", this.#onAbort);
