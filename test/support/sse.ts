@@ -310,3 +310,29 @@ export function settlesNow(
     new Promise<"pending">((resolve) => setTimeout(() => resolve("pending"), 0)),
   ]);
 }
+
+/**
+ * Wraps `signal.addEventListener`/`removeEventListener` and returns how many `abort`
+ * listeners are registered right now.
+ *
+ * @example
+ * ```ts
+ * const listeners = trackListeners(controller.signal);
+ * await streamChat({ …, signal: controller.signal }).result;
+ * expect(listeners()).toBe(0);
+ * ```
+ */
+export function trackListeners(signal: AbortSignal): () => number {
+  const live = new Set<unknown>();
+  const add = signal.addEventListener.bind(signal);
+  const remove = signal.removeEventListener.bind(signal);
+  signal.addEventListener = ((...args: Parameters<AbortSignal["addEventListener"]>) => {
+    if (args[0] === "abort") live.add(args[1]);
+    add(...args);
+  }) as AbortSignal["addEventListener"];
+  signal.removeEventListener = ((...args: Parameters<AbortSignal["removeEventListener"]>) => {
+    if (args[0] === "abort") live.delete(args[1]);
+    remove(...args);
+  }) as AbortSignal["removeEventListener"];
+  return () => live.size;
+}

@@ -12,7 +12,7 @@ import {
   sseReply,
   useMockUpstream,
 } from "../support/msw.ts";
-import { chunk, collect, openAIText, settlesNow, sse } from "../support/sse.ts";
+import { chunk, collect, openAIText, settlesNow, sse, trackListeners } from "../support/sse.ts";
 
 const upstream = useMockUpstream();
 const BODY = { model: "gpt-test", messages: [{ role: "user", content: "Hi" }] };
@@ -251,22 +251,12 @@ describe("after completion", () => {
     upstream.reply(sseReply(openAIText(["ok"])));
     const controller = new AbortController();
     const signal = controller.signal;
-    let live = 0;
-    const add = signal.addEventListener.bind(signal);
-    const remove = signal.removeEventListener.bind(signal);
-    signal.addEventListener = ((...args: Parameters<AbortSignal["addEventListener"]>) => {
-      live++;
-      add(...args);
-    }) as AbortSignal["addEventListener"];
-    signal.removeEventListener = ((...args: Parameters<AbortSignal["removeEventListener"]>) => {
-      live--;
-      remove(...args);
-    }) as AbortSignal["removeEventListener"];
+    const live = trackListeners(signal);
 
     // Successes, by result and by iteration.
     for (let i = 0; i < 10; i++) await streamChat(options({ signal })).result;
     for (let i = 0; i < 5; i++) await collect(streamChat(options({ signal })));
-    expect(live).toBe(0);
+    expect(live()).toBe(0);
     // A failure, and an iteration stopped by `break`.
     upstream.reply(jsonReply(400, { error: { message: "bad" } }));
     await rejection(streamChat(options({ signal })).result);
@@ -274,7 +264,7 @@ describe("after completion", () => {
     for await (const event of streamChat(options({ signal }))) if (event.type === "text") break;
     // Streams created but never started add nothing either.
     streamChat(options({ signal }));
-    expect(live).toBe(0);
+    expect(live()).toBe(0);
     expect(upstream.count).toBe(17);
   });
 });
@@ -393,22 +383,12 @@ describe("clean-up on every path", () => {
 
   test("a shared signal keeps no listener after total timeouts and exhausted retries either", async () => {
     const signal = new AbortController().signal;
-    let live = 0;
-    const add = signal.addEventListener.bind(signal);
-    const remove = signal.removeEventListener.bind(signal);
-    signal.addEventListener = ((...args: Parameters<AbortSignal["addEventListener"]>) => {
-      live++;
-      add(...args);
-    }) as AbortSignal["addEventListener"];
-    signal.removeEventListener = ((...args: Parameters<AbortSignal["removeEventListener"]>) => {
-      live--;
-      remove(...args);
-    }) as AbortSignal["removeEventListener"];
+    const live = trackListeners(signal);
     upstream.reply(noAnswer);
     await rejection(streamChat(options({ signal, timeouts: { totalMs: 5 } })).result);
     upstream.reply(networkError);
     await rejection(streamChat(options({ signal })).result);
-    expect(live).toBe(0);
+    expect(live()).toBe(0);
     expect(upstream.count).toBe(4);
   });
 });

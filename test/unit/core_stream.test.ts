@@ -12,6 +12,7 @@ import {
   scriptedBody,
   sse,
   type Step,
+  trackListeners,
   usageChunk,
 } from "../support/sse.ts";
 
@@ -210,5 +211,22 @@ describe("backpressure", () => {
     }
     expect(types).toEqual(EXPECTED_TYPES);
     expect(upstream.count).toBe(1);
+  });
+});
+
+describe("an iterator closed before its first next()", () => {
+  test("sends nothing, rejects result, and leaves no listener on the signal", async () => {
+    upstream.reply(sseReply(paced(PARTS)));
+    const controller = new AbortController();
+    const signal = controller.signal;
+    const live = trackListeners(signal);
+    const stream = streamChat(options({ signal }));
+    const iterator = stream[Symbol.asyncIterator]();
+    expect(await iterator.return!()).toEqual({ done: true, value: undefined });
+    await expect(stream.result).rejects.toBeInstanceOf(InterruptedError);
+    expect(await iterator.next()).toEqual({ done: true, value: undefined });
+    expect(live()).toBe(0);
+    await upstream.expectNoMoreRequests(10);
+    expect(upstream.count).toBe(0);
   });
 });
