@@ -13,7 +13,8 @@ import {
 } from "../../src/index.ts";
 import { anthropicMessages } from "../../src/protocols/anthropic_messages.ts";
 import { anthropicWire } from "./fixtures/anthropic_wire.ts";
-import { chunkedResponse, collect, fixture, sseResponse, upstream } from "./protocol_wire.ts";
+import { chunkedResponse, fixture } from "./protocol_replay.ts";
+import { collect, sseResponse, upstream } from "./protocol_wire.ts";
 
 const server = setupServer();
 beforeAll(() => server.listen({ onUnhandledRequest: "error" }));

@@ -13,7 +13,8 @@ import {
   type StreamChatOptions,
 } from "../../src/index.ts";
 import { responsesWire } from "./fixtures/responses_wire.ts";
-import { chunkedResponse, collect, fixture, sseResponse, upstream } from "./protocol_wire.ts";
+import { chunkedResponse, fixture } from "./protocol_replay.ts";
+import { collect, sseResponse, upstream } from "./protocol_wire.ts";
 
 const server = setupServer();
 beforeAll(() => server.listen({ onUnhandledRequest: "error" }));

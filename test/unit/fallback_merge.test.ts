@@ -1,0 +1,127 @@
+/**
+ * Fallback entries: what they inherit from the primary (keys and headers only on the same
+ * origin) and how their body merges over the primary's.
+ */
+
+import { setupServer } from "msw/node";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { streamChat, type StreamChatOptions } from "../../src/index.ts";
+import { anthropicWire } from "./fixtures/anthropic_wire.ts";
+import { responsesWire } from "./fixtures/responses_wire.ts";
+import {
+  chatWire,
+  collect,
+  errorResponse,
+  sseResponse,
+  upstream,
+  type WireFixture,
+} from "./protocol_wire.ts";
+
+const server = setupServer();
+beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
+afterEach(() => server.resetHandlers());
+afterAll(() => server.close());
+
+const PRIMARY = "https://primary.test/v1";
+const ANTHROPIC = "https://anthropic.test/v1";
+const FAST = { initialDelayMs: 1, maxDelayMs: 2 };
+
+const answer = (wire: WireFixture, text: string): string[] => [
+  ...wire.start(),
+  wire.text(text),
+  ...wire.end(),
+];
+
+/** Primary: openai-chat; fallback: anthropic-messages on another origin with its own key. */
+function chain(extra: Partial<StreamChatOptions> = {}): StreamChatOptions {
+  return {
+    baseURL: PRIMARY,
+    apiKey: "sk-primary",
+    headers: { "x-team": "blue" },
+    body: chatWire.body("gpt-4o"),
+    retry: FAST,
+    fallbacks: [{
+      baseURL: ANTHROPIC,
+      apiKey: "sk-ant-fallback",
+      protocol: "anthropic-messages",
+      body: { model: "claude-sonnet-4-5", max_tokens: 512 },
+    }],
+    ...extra,
+  };
+}
+
+describe("fallback entries", () => {
+  test("the fallback's body merges over the primary's; key and headers stay on their origin", async () => {
+    upstream(server, PRIMARY, chatWire, () => errorResponse(chatWire, 503));
+    const second = upstream(
+      server,
+      ANTHROPIC,
+      anthropicWire,
+      (_n, req) => sseResponse(req, answer(anthropicWire, "ok")),
+    );
+    await streamChat(chain({ maxRetries: 0 })).result;
+    expect(second.bodies[0]).toMatchObject({
+      model: "claude-sonnet-4-5",
+      max_tokens: 512,
+      messages: [{ role: "user", content: "Hi" }],
+      stream: true,
+    });
+    const headers = second.headers[0]!;
+    expect(headers.get("x-api-key")).toBe("sk-ant-fallback");
+    expect(headers.get("authorization")).toBeNull();
+    expect(headers.get("x-team")).toBeNull();
+    expect(second.count).toBe(1);
+  });
+
+  test("a fallback without its own key on another origin sends no key at all", async () => {
+    upstream(server, PRIMARY, chatWire, () => errorResponse(chatWire, 503));
+    const second = upstream(
+      server,
+      "https://other.test/v1",
+      chatWire,
+      (_n, req) => sseResponse(req, answer(chatWire, "ok")),
+    );
+    await streamChat(chain({ maxRetries: 0, fallbacks: [{ baseURL: "https://other.test/v1" }] }))
+      .result;
+    expect(second.headers[0]!.get("authorization")).toBeNull();
+    expect(second.count).toBe(1);
+  });
+
+  test("a same-origin fallback (another model) inherits the key and headers", async () => {
+    const up = upstream(server, PRIMARY, chatWire, (_n, req) => {
+      return req.clone().json().then((body) =>
+        body.model === "gpt-4o"
+          ? errorResponse(chatWire, 404)
+          : sseResponse(req, answer(chatWire, "mini here"))
+      );
+    });
+    const run = await collect(
+      streamChat(chain({ fallbacks: [{ body: { model: "gpt-4o-mini" } }] })),
+    );
+    expect(run.result?.content).toBe("mini here");
+    expect(run.result?.target).toMatchObject({ index: 1, model: "gpt-4o-mini" });
+    expect(up.headers[1]!.get("authorization")).toBe("Bearer sk-primary");
+    expect(up.headers[1]!.get("x-team")).toBe("blue");
+    expect(up.count).toBe(2);
+  });
+
+  test("a fallback entry drops a primary body field by setting it to undefined", async () => {
+    upstream(server, PRIMARY, chatWire, () => errorResponse(chatWire, 503));
+    const third = upstream(
+      server,
+      "https://responses.test/v1",
+      responsesWire,
+      (_n, req) => sseResponse(req, answer(responsesWire, "ok")),
+    );
+    await streamChat(chain({
+      maxRetries: 0,
+      fallbacks: [{
+        baseURL: "https://responses.test/v1",
+        protocol: "openai-responses",
+        body: { model: "gpt-5", messages: undefined, input: "Hi" },
+      }],
+    })).result;
+    expect(third.bodies[0]).toEqual({ model: "gpt-5", input: "Hi", stream: true });
+    expect(third.count).toBe(1);
+  });
+});
