@@ -106,12 +106,12 @@ function streamBody(
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let pending = firstPending;
-  let wrote = true;
+  let lastWrite = 0;
   let closed = false;
   let keepAlive: ReturnType<typeof setInterval> | undefined;
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   const send = (text: string): void => {
-    wrote = true;
+    lastWrite = Date.now();
     controller.enqueue(encoder.encode(text));
   };
   const close = (): void => {
@@ -130,11 +130,12 @@ function streamBody(
         send(DONE_EVENT);
         return close();
       }
+      // A quarter-interval tick keeps silences within 1.25 × keepAliveMs without a timer per
+      // chunk; any write is as good as a keep-alive for proxies and browsers.
+      const { keepAliveMs } = call;
       keepAlive = setInterval(() => {
-        // Any write in the last interval is as good as a keep-alive for proxies and browsers.
-        if (!wrote && !closed) controller.enqueue(encoder.encode(KEEP_ALIVE));
-        wrote = false;
-      }, call.keepAliveMs);
+        if (!closed && Date.now() - lastWrite >= keepAliveMs) send(KEEP_ALIVE);
+      }, Math.max(1, keepAliveMs / 4));
     },
     async pull() {
       for (;;) {
