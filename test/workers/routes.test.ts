@@ -67,6 +67,30 @@ describe("routes", () => {
     expect(await client.text()).toMatch(/export\s*\{[^}]*streamChat/);
   });
 
+  it("CORS: the Worker answers preflights (before auth) and exposes the relay's headers", async () => {
+    const app = createWorkerApp({ RELAY_KEYS: "k1" });
+    const preflight = await app.request("/v1/chat/completions", {
+      method: "OPTIONS",
+      headers: {
+        origin: "https://app.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization, content-type, x-demo-fault",
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
+    expect(preflight.headers.get("access-control-allow-headers")).toContain("x-demo-fault");
+    const models = await app.request("/v1/models", {
+      headers: { origin: "https://app.example", authorization: "Bearer k1" },
+    });
+    expect(models.headers.get("access-control-expose-headers")).toContain("x-stopstream-attempts");
+    // Without the option, createRelay sends no CORS headers at all.
+    const plain = await createRelay().request("/healthz", {
+      headers: { origin: "https://app.example" },
+    });
+    expect(plain.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
   it("the demo upstream is reachable over HTTP at /demo/v1/chat/completions", async () => {
     const response = await worker.fetch("http://relay.test/demo/v1/chat/completions", {
       method: "POST",
