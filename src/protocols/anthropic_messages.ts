@@ -156,9 +156,14 @@ class AnthropicDecoder implements StreamDecoder {
       case "message_delta": {
         const reason = message.delta?.stop_reason;
         if (typeof reason === "string") acc.setFinish(FINISH[reason] ?? reason, reason);
-        // message_delta's counts are cumulative and win; input counts come from message_start.
+        // message_delta's counts are cumulative and win, except the nulls it may send for
+        // input counts, which message_start had.
         if (message.usage != null) {
-          acc.setUsage(anthropicUsage({ ...this.#startUsage, ...message.usage }));
+          const usage: EventData = { ...this.#startUsage };
+          for (const key in message.usage) {
+            if (message.usage[key] != null) usage[key] = message.usage[key];
+          }
+          acc.setUsage(anthropicUsage(usage));
         }
         return EVENT_PROGRESS;
       }

@@ -144,6 +144,31 @@ describe("anthropic-messages stream", () => {
     expect(up.count).toBe(1);
   });
 
+  test("null input counts in message_delta do not erase message_start's", async () => {
+    const delta = `event: message_delta\ndata: ${
+      JSON.stringify({
+        type: "message_delta",
+        delta: { stop_reason: "end_turn", stop_sequence: null },
+        usage: { input_tokens: null, cache_read_input_tokens: null, output_tokens: 30 },
+      })
+    }\n\n`;
+    const up = upstream(
+      server,
+      BASE,
+      anthropicWire,
+      (_n, req) =>
+        sseResponse(req, [
+          ...anthropicWire.start(),
+          anthropicWire.text("x"),
+          delta,
+          'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+        ]),
+    );
+    const result = await streamChat(options()).result;
+    expect(result.usage).toMatchObject({ inputTokens: 25, outputTokens: 30, cachedInputTokens: 0 });
+    expect(up.count).toBe(1);
+  });
+
   test.each([
     ["anthropic_max_tokens.sse", "length", "max_tokens", "Once upon a"],
     ["anthropic_refusal.sse", "content_filter", "refusal", "I can"],
