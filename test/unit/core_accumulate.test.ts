@@ -181,7 +181,9 @@ describe("accumulation (recorded streams)", () => {
       upstream.reset();
       return (await run(sse(chunk({ content: "x" }, "eos_token")) + DONE)).result;
     })();
-    expect(other.finishReason).toBe("eos_token");
+    // Unknown values fall back to "stop": callers can switch over four values only.
+    expect(other.finishReason).toBe("stop");
+    expect(other.providerFinishReason).toBe("eos_token");
   });
 
   test("only choice 0 is assembled when n > 1 interleaves choices", async () => {
