@@ -3,40 +3,69 @@
 // non-zero exit if anything failed. A later step runs even when an earlier one failed, so one
 // run shows every problem.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const hasChromium = existsSync(chromiumPath);
 
-/** The parts of `npm test`, in the order they run. */
+const REPORTS = ".tmp/reports";
+const vitestJSON = (name) => [
+  "--reporter=default",
+  "--reporter=json",
+  `--outputFile.json=${REPORTS}/${name}.json`,
+];
+
+/**
+ * The parts of `npm test`, in the order they run. `args` go to the script after `--`: machine
+ * reports of the conformance runs, so the runtimes table counts the suite's own cases.
+ */
 const STEPS = [
   { script: "lint", what: "deno lint + deno fmt --check" },
   { script: "typecheck", what: "tsc: src, then the tests" },
   { script: "build", what: "tsc → dist/ (ESM + .d.ts + maps)" },
-  { script: "test:node", what: "vitest: unit, e2e, conformance on Node" },
-  { script: "test:workers", what: "vitest-pool-workers: relay + conformance in workerd" },
-  { script: "test:deno", what: "deno test: conformance on Deno" },
-  { script: "test:bun", what: "bun test: conformance on Bun" },
-  { script: "test:browser", what: "vitest + playwright-core: headless Chromium" },
+  { script: "test:node", what: "vitest: unit, e2e, conformance on Node", args: vitestJSON("node") },
+  {
+    script: "test:workers",
+    what: "vitest-pool-workers: relay + conformance in workerd",
+    args: vitestJSON("workers"),
+  },
+  {
+    script: "test:deno",
+    what: "deno test: conformance on Deno",
+    args: [`--junit-path=${REPORTS}/deno.xml`],
+  },
+  {
+    script: "test:bun",
+    what: "bun test: conformance on Bun",
+    args: ["--reporter=junit", `--reporter-outfile=${REPORTS}/bun.xml`],
+  },
+  {
+    script: "test:browser",
+    what: "vitest + playwright-core: headless Chromium",
+    args: vitestJSON("browser"),
+  },
   { script: "test:pack", what: "npm pack → publint, attw, install, import, tsc" },
   { script: "test:jsr", what: "deno check + deno publish --dry-run" },
 ];
 
-function runStep(script) {
+function runStep(script, args = []) {
   return new Promise((resolve) => {
-    const child = spawn("npm", ["run", "--silent", script], { cwd: root, stdio: "inherit" });
+    const argv = ["run", "--silent", script, ...(args.length > 0 ? ["--", ...args] : [])];
+    const child = spawn("npm", argv, { cwd: root, stdio: "inherit" });
     child.on("error", () => resolve(1));
     child.on("close", (code, signal) => resolve(signal === null ? code : 1));
   });
 }
 
+rmSync(`${root}${REPORTS}`, { recursive: true, force: true });
+mkdirSync(`${root}${REPORTS}`, { recursive: true });
 const results = [];
-for (const { script, what } of STEPS) {
+for (const { script, what, args } of STEPS) {
   console.log(`\n━━━ npm run ${script} — ${what}`);
   const started = performance.now();
-  const code = await runStep(script);
+  const code = await runStep(script, args);
   const seconds = (performance.now() - started) / 1000;
   let status = code === 0 ? "pass" : "fail";
   if (script === "test:browser" && !hasChromium && code === 0) status = "skipped";
@@ -59,6 +88,54 @@ function packageVersion(name) {
 }
 
 const statusOf = (script) => results.find((r) => r.script === script)?.status ?? "not run";
+
+/** Outcome counts of the conformance file in a vitest JSON report. */
+function fromVitest(report, file) {
+  try {
+    const json = JSON.parse(readFileSync(`${root}${REPORTS}/${report}.json`, "utf8"));
+    const suite = json.testResults.find((t) => t.name.endsWith(file));
+    if (suite === undefined) return undefined;
+    const counts = { passed: 0, failed: 0, skipped: 0 };
+    for (const { status } of suite.assertionResults) {
+      if (status === "passed") counts.passed++;
+      else if (status === "failed") counts.failed++;
+      else counts.skipped++;
+    }
+    // A file that failed to load has no test results, only its own status.
+    if (suite.status === "failed" && counts.failed === 0) counts.failed = 1;
+    return counts;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Outcome counts of a JUnit XML report (Deno, Bun). */
+function fromJUnit(report) {
+  try {
+    const xml = readFileSync(`${root}${REPORTS}/${report}.xml`, "utf8");
+    const cases = xml.split("<testcase").slice(1);
+    const failed = cases.filter((c) => /<(failure|error)\b/.test(c.split("</testcase>")[0])).length;
+    const skipped = cases.filter((c) => /<skipped\b/.test(c.split("</testcase>")[0])).length;
+    return { passed: cases.length - failed - skipped, failed, skipped };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A runtime's result is its conformance cases' result: pass when all ran and passed, skipped
+ * when none ran; with no report (the step died first) it is the step's own status.
+ */
+function outcome(script, counts) {
+  if (counts === undefined) {
+    return { status: statusOf(script) === "pass" ? "fail" : statusOf(script) };
+  }
+  const total = counts.passed + counts.failed + counts.skipped;
+  let status = "pass";
+  if (counts.failed > 0) status = "fail";
+  else if (counts.passed === 0 || counts.skipped === total) status = "skipped";
+  return { status, conformance: counts };
+}
 const bin = (name) => `${root}node_modules/.bin/${name}`;
 const compatDate = /compatibility_date\s*=\s*"([^"]+)"/.exec(
   existsSync(`${root}wrangler.toml`) ? readFileSync(`${root}wrangler.toml`, "utf8") : "",
@@ -69,19 +146,19 @@ const runtimes = [
     runtime: "Node.js",
     version: process.version.slice(1),
     how: "vitest; fault server on node:http (127.0.0.1)",
-    status: statusOf("test:node"),
+    ...outcome("test:node", fromVitest("node", "test/conformance/node.test.ts")),
   },
   {
     runtime: "Deno",
     version: firstLine(bin("deno"), ["--version"]).replace(/^deno\s+/, "").split(" ")[0],
     how: 'deno test; imports "@stopstream/stopstream" via deno.json; fault server on Deno.serve',
-    status: statusOf("test:deno"),
+    ...outcome("test:deno", fromJUnit("deno")),
   },
   {
     runtime: "Bun",
     version: firstLine(bin("bun"), ["--version"]),
     how: "bun test; fault server on Bun.serve",
-    status: statusOf("test:bun"),
+    ...outcome("test:bun", fromJUnit("bun")),
   },
   {
     runtime: "Cloudflare Workers (workerd)",
@@ -89,7 +166,7 @@ const runtimes = [
     how: `@cloudflare/vitest-pool-workers ${
       packageVersion("@cloudflare/vitest-pool-workers")
     }; fault server over loopback TCP`,
-    status: statusOf("test:workers"),
+    ...outcome("test:workers", fromVitest("workers", "test/workers/conformance.test.ts")),
   },
   {
     runtime: "Chromium (browser)",
@@ -99,7 +176,7 @@ const runtimes = [
     how: `headless, playwright-core ${
       packageVersion("playwright-core")
     }; esbuild ESM bundle; cross-origin fault server (CORS)`,
-    status: statusOf("test:browser"),
+    ...outcome("test:browser", fromVitest("browser", "test/browser/conformance.test.ts")),
   },
 ];
 mkdirSync(`${root}.tmp`, { recursive: true });
@@ -120,7 +197,11 @@ for (const r of results) {
   console.log(`${pad(r.script, width)}  ${pad(mark[r.status], 10)}  ${pad(time, 7)}  ${r.what}`);
 }
 console.log("\nRuntimes (.tmp/runtimes.json; README table: node scripts/runtimes-table.mjs):");
-for (const r of runtimes) console.log(`  ${pad(r.runtime, 29)} ${pad(r.version, 34)} ${r.status}`);
+for (const r of runtimes) {
+  const c = r.conformance;
+  const cases = c ? ` (${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped)` : "";
+  console.log(`  ${pad(r.runtime, 29)} ${pad(r.version, 38)} ${r.status}${cases}`);
+}
 
 if (!hasChromium) {
   const bar = "!".repeat(78);
