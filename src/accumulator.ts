@@ -108,10 +108,13 @@ export class Accumulator {
     if (this.sink !== null) this.sink.push({ type: "usage", usage });
   }
 
-  /** Records the finish reason: normalised, and the provider's own value. */
-  setFinish(finishReason: string, providerFinishReason: string): void {
-    this.finishReason = finishReason;
-    this.providerFinishReason = providerFinishReason;
+  /**
+   * Records the finish reason: normalised (anything outside the four shared values becomes
+   * `stop`), and the provider's own value when it sent one.
+   */
+  setFinish(finishReason: string, providerFinishReason?: string): void {
+    this.finishReason = NORMALISED.has(finishReason) ? finishReason : "stop";
+    if (providerFinishReason !== undefined) this.providerFinishReason = providerFinishReason;
   }
 
   /**
@@ -140,6 +143,8 @@ export class Accumulator {
     return result;
   }
 }
+
+const NORMALISED = new Set(["stop", "length", "tool_calls", "content_filter"]);
 
 function isJSON(text: string): boolean {
   try {

@@ -35,7 +35,8 @@ export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
   #listening = false;
   #queue: StreamEvent[] = [];
   #head = 0;
-  #pull: { resolve(r: IteratorResult<StreamEvent>): void; reject(e: unknown): void } | undefined;
+  /** Consumers waiting for an event, oldest first (`next()` may be called without awaiting). */
+  #pulls: Array<{ resolve(r: IteratorResult<StreamEvent>): void; reject(e: unknown): void }> = [];
   #drain: (() => void) | undefined;
   #ended = false;
   #failure: { error: unknown } | undefined;
@@ -69,13 +70,17 @@ export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
     if (this.#listening) throw new TypeError("stopstream: a ChatStream can be iterated only once");
     if (this.#running) {
       throw new TypeError(
-        "stopstream: this ChatStream is already running for `result` alone; iterate it first",
+        "stopstream: this ChatStream was started through `result` alone, so its events were " +
+          "not kept; start iterating before (or in the same turn as) reading `result`",
       );
     }
     this.#listening = true;
     return {
       next: () => this.#next(),
       return: () => {
+        // Pending next() calls just end: the consumer closed the iteration itself.
+        const pulls = this.#pulls.splice(0);
+        for (const pull of pulls) pull.resolve(DONE);
         if (!this.#ended) {
           this.#stop(new InterruptedError(undefined, "stopstream: interrupted: iteration stopped"));
         }
@@ -97,9 +102,8 @@ export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
 
   /** @internal Hands an event to the consumer. */
   push(event: StreamEvent): void {
-    const pull = this.#pull;
+    const pull = this.#pulls.length > 0 ? this.#pulls.shift() : undefined;
     if (pull !== undefined) {
-      this.#pull = undefined;
       pull.resolve({ done: false, value: event });
     } else {
       this.#queue.push(event);
@@ -125,14 +129,14 @@ export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
       }
       return Promise.resolve({ done: false, value });
     }
-    if (this.#failure !== undefined) {
+    if (this.#pulls.length === 0 && this.#failure !== undefined) {
       const { error } = this.#failure;
       this.#failure = undefined;
       return Promise.reject(error);
     }
-    if (this.#ended) return Promise.resolve(DONE);
+    if (this.#ended && this.#pulls.length === 0) return Promise.resolve(DONE);
     return new Promise((resolve, reject) => {
-      this.#pull = { resolve, reject };
+      this.#pulls.push({ resolve, reject });
     });
   }
 
@@ -150,11 +154,12 @@ export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
     const { signal, totalMs } = this.#plan;
     if (signal?.aborted) return this.#stop(new InterruptedError(signal.reason));
     signal?.addEventListener("abort", this.#onAbort);
-    if (totalMs !== Infinity) {
+    // Beyond the largest timer delay a "limit" is no limit (a clamped timer would fire early).
+    if (totalMs <= 2_147_483_647) {
       this.#plan.deadline = Date.now() + totalMs;
       this.#totalTimer = setTimeout(
         () => this.#stop(new TimeoutError("total", totalMs)),
-        Math.min(totalMs, 2_147_483_647),
+        totalMs,
       );
     }
     this.#run();
@@ -170,6 +175,8 @@ export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
       if (this.#listening) this.push({ type: "finish", result });
       this.#settle();
       this.#resolve(result);
+      // Extra next() calls made without awaiting: the iteration is over.
+      for (const pull of this.#pulls.splice(0)) pull.resolve(DONE);
     } catch (error) {
       this.#fail(error, false);
     }
@@ -189,11 +196,15 @@ export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
       this.#queue.length = 0;
       this.#head = 0;
     }
-    const pull = this.#pull;
-    this.#pull = undefined;
-    if (pull !== undefined) pull.reject(error);
-    // Kept even when nobody iterates yet: an iterator attached in this turn must see it.
-    else this.#failure = { error };
+    const pulls = this.#pulls.splice(0);
+    if (pulls.length > 0) {
+      // The first waiting next() gets the error; any others simply end.
+      pulls[0]!.reject(error);
+      for (let i = 1; i < pulls.length; i++) pulls[i]!.resolve(DONE);
+    } else {
+      // Kept even when nobody iterates yet: an iterator attached in this turn must see it.
+      this.#failure = { error };
+    }
   }
 
   /** Marks the call over and releases the signal listener and the total timer. */

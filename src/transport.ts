@@ -59,6 +59,9 @@ export class Attempt implements Cancellable {
   #control: CallControl;
   #abort = new AbortController();
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined = undefined;
+  #watchdog: Watchdog | undefined = undefined;
+  /** Rejects the wait for headers even when an injected fetch ignores its signal. */
+  #rejectSend: ((reason: Error) => void) | undefined = undefined;
 
   constructor(control: CallControl) {
     this.#control = control;
@@ -68,7 +71,9 @@ export class Attempt implements Cancellable {
   cancel(reason: Error): void {
     if (this.failure !== undefined) return;
     this.failure = reason;
+    this.#watchdog?.stop();
     this.#abort.abort(reason);
+    this.#rejectSend?.(reason);
     // Not awaited: a cancel can hang on a peer that never answers. Cancelling resolves a
     // pending read() at once, which is what wakes the reading loop.
     this.#reader?.cancel(reason).catch(noop);
@@ -82,6 +87,7 @@ export class Attempt implements Cancellable {
   ): Promise<Record<string, string>> {
     this.#control.current = this;
     const watchdog = new Watchdog(this, setup.timeouts);
+    this.#watchdog = watchdog;
     try {
       watchdog.arm("headers");
       const response = await this.#send(setup);
@@ -107,7 +113,17 @@ export class Attempt implements Cancellable {
     const { url, headers, body } = setup.request;
     let response: Response;
     try {
-      response = await fetchFn(url, { method: "POST", headers, body, signal: this.#abort.signal });
+      const sent = fetchFn(url, { method: "POST", headers, body, signal: this.#abort.signal });
+      // A fetch that ignores its signal must not hold a stop or a timeout hostage; if it
+      // answers after all, its body is released.
+      sent.then((late) => {
+        if (this.failure !== undefined) late.body?.cancel().catch(noop);
+      }, noop);
+      const cancelled = new Promise<never>((_, reject) => {
+        this.#rejectSend = reject;
+      });
+      response = await Promise.race([sent, cancelled]);
+      this.#rejectSend = undefined;
     } catch (error) {
       throw this.failure ?? new ConnectionError(`stopstream: request failed: ${message(error)}`, {
         cause: error,
@@ -129,7 +145,7 @@ export class Attempt implements Cancellable {
     if (/^\s*text\/event-stream/i.test(type) && response.body !== null) return;
     // An SSE parser fed HTML yields zero events: that must never pass for an empty answer.
     const body = await this.#readErrorBody(response);
-    if (typeof body === "object" && body !== null && "error" in body) {
+    if (typeof body === "object" && body !== null && (body as { error?: unknown }).error != null) {
       throw protocol.toUpstreamError(body) ??
         new APIStatusError(response.status, headers, body);
     }
@@ -180,6 +196,7 @@ export class Attempt implements Cancellable {
     if (this.failure !== undefined) reader.cancel(this.failure).catch(noop);
     const feed = new SseFeed(setup.protocol.createDecoder(acc), setup.maxEventBytes);
     const text = new TextDecoder();
+    let finished = false;
     try {
       for (;;) {
         let chunk: ReadableStreamReadResult<Uint8Array>;
@@ -195,7 +212,10 @@ export class Attempt implements Cancellable {
         if (chunk.done) break;
         const before = feed.progress;
         feed.feed(text.decode(chunk.value, STREAM));
-        if (feed.terminal) return;
+        if (feed.terminal) {
+          finished = true;
+          return;
+        }
         if (feed.progress !== before) watchdog.progress();
         if (consumer.backlogged) {
           // Backpressure: read no further until the consumer has taken what we parsed.
@@ -210,10 +230,29 @@ export class Attempt implements Cancellable {
         throw new ConnectionError("stopstream: the stream ended before its terminal event");
       }
     } finally {
-      // Released without waiting for the server to close it (events after [DONE] are ignored).
-      reader.cancel().catch(noop);
+      if (finished) releaseAfterTerminal(reader);
+      else reader.cancel().catch(noop);
     }
   }
+}
+
+/** How long a finished body may take to end by itself before it is cancelled. */
+const RELEASE_GRACE_MS = 100;
+
+/**
+ * After the terminal event the result is settled at once; the body is then given a moment to
+ * end by itself, because a body read to its end lets the connection be reused (servers often
+ * send the final chunk a packet after `[DONE]`), while a cancelled one costs a new connection
+ * (and TLS handshake) on the next call. Anything but a prompt end is cancelled, never awaited.
+ */
+function releaseAfterTerminal(reader: ReadableStreamDefaultReader<Uint8Array>): void {
+  const timer = setTimeout(() => reader.cancel().catch(noop), RELEASE_GRACE_MS);
+  // Where timers can be unreferenced (Node, Bun), this one must not keep a process alive.
+  (timer as { unref?: () => void }).unref?.();
+  reader.read().then((next) => {
+    clearTimeout(timer);
+    if (!next.done) reader.cancel().catch(noop); // events after [DONE] are ignored
+  }, () => clearTimeout(timer));
 }
 
 /**

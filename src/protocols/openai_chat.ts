@@ -77,7 +77,7 @@ class OpenAIChatDecoder implements StreamDecoder {
 
   onEvent(event: string | undefined, data: string): EventOutcome {
     if (data === "[DONE]") {
-      if (this.#acc.finishReason === undefined) this.#acc.setFinish("stop", "stop");
+      if (this.#acc.finishReason === undefined) this.#acc.setFinish("stop");
       return EVENT_TERMINAL;
     }
     let chunk: OpenAIChatChunk;
@@ -91,9 +91,11 @@ class OpenAIChatDecoder implements StreamDecoder {
       });
     }
     if (chunk === null || typeof chunk !== "object") {
-      throw new StreamProtocolError(`stopstream: a data line is not an object: ${data.slice(0, 200)}`);
+      throw new StreamProtocolError(
+        `stopstream: a data line is not an object: ${data.slice(0, 200)}`,
+      );
     }
-    if (chunk.error !== undefined || event === "error") throw upstreamError(chunk);
+    if (chunk.error != null || event === "error") throw upstreamError(chunk);
     const acc = this.#acc;
     if (acc.id === "" && typeof chunk.id === "string") acc.id = chunk.id;
     if (acc.model === "" && typeof chunk.model === "string") acc.model = chunk.model;
@@ -215,7 +217,10 @@ function decodeMessage(message: unknown, acc: Accumulator): void {
 export const openAIChat: Protocol = {
   name: "openai-chat",
   buildRequest(target: RequestTarget): ProtocolRequest {
-    const headers = new Headers({ "content-type": "application/json", accept: "text/event-stream" });
+    const headers = new Headers({
+      "content-type": "application/json",
+      accept: "text/event-stream",
+    });
     target.headers.forEach((value, name) => headers.set(name, value));
     if (target.apiKey !== undefined) headers.set("authorization", `Bearer ${target.apiKey}`);
     const body: Record<string, unknown> = { ...target.body, stream: true };
@@ -223,7 +228,11 @@ export const openAIChat: Protocol = {
     if (streamOptions?.include_usage === undefined) {
       body.stream_options = { ...streamOptions, include_usage: true };
     }
-    return { url: joinURL(target.baseURL, "/chat/completions"), headers, body: JSON.stringify(body) };
+    return {
+      url: joinURL(target.baseURL, "/chat/completions"),
+      headers,
+      body: JSON.stringify(body),
+    };
   },
   createDecoder(acc: Accumulator): StreamDecoder {
     return new OpenAIChatDecoder(acc);
