@@ -73,14 +73,18 @@ export async function runCall(
       const acc = new Accumulator(consumer.listening ? consumer : null, previous);
       const attempt = new Attempt(control);
       try {
-        const headers = await attempt.run({
-          fetch: target.fetch,
-          request,
-          protocol: target.protocol,
-          timeouts: target.timeouts,
-          maxEventBytes: plan.maxEventBytes,
-          attempt: attempts,
-        }, acc, consumer);
+        const headers = await attempt.run(
+          {
+            fetch: target.fetch,
+            request,
+            protocol: target.protocol,
+            timeouts: target.timeouts,
+            maxEventBytes: plan.maxEventBytes,
+            attempt: attempts,
+          },
+          acc,
+          consumer,
+        );
         const result = acc.toResult(attempts);
         result.target = target.info;
         const rateLimit = pickRateLimit(headers);
@@ -159,7 +163,9 @@ function isModelNotFound(error: unknown): boolean {
 }
 
 function withAttempts(error: unknown, attempts: number): unknown {
-  if (error !== null && typeof error === "object") (error as { attempts?: number }).attempts = attempts;
+  if (error !== null && typeof error === "object") {
+    (error as { attempts?: number }).attempts = attempts;
+  }
   return error;
 }
 

@@ -60,7 +60,8 @@ export function isQuotaExhausted(body: unknown): boolean {
     (typeof message === "string" && QUOTA.test(message));
 }
 
-const QUOTA = /insufficient[_ ]quota|exceeded your (current )?quota|spend(ing)? limit|usage limit|credit balance|billing/i;
+const QUOTA =
+  /insufficient[_ ]quota|exceeded your (current )?quota|spend(ing)? limit|usage limit|credit balance|billing/i;
 
 /**
  * The delay the server asked for, from `retry-after-ms` or `retry-after` (seconds or an
@@ -72,7 +73,10 @@ const QUOTA = /insufficient[_ ]quota|exceeded your (current )?quota|spend(ing)? 
  * retryAfterMs({ "retry-after": "2" }); // 2000
  * ```
  */
-export function retryAfterMs(headers: Record<string, string>, now = Date.now()): number | undefined {
+export function retryAfterMs(
+  headers: Record<string, string>,
+  now = Date.now(),
+): number | undefined {
   const ms = headers["retry-after-ms"];
   if (ms !== undefined) {
     const value = Number.parseFloat(ms);

@@ -52,13 +52,17 @@ export function streamChat(options: StreamChatOptions): ChatStream {
     throw new TypeError("stopstream: `signal` must be an AbortSignal");
   }
   if (!POLICIES.includes(onPartial)) {
-    throw new TypeError(`stopstream: \`onPartial\` must be one of ${POLICIES.join(", ")}, got ${onPartial}`);
+    throw new TypeError(
+      `stopstream: \`onPartial\` must be one of ${POLICIES.join(", ")}, got ${onPartial}`,
+    );
   }
   if (!Array.isArray(fallbacks)) throw new TypeError("stopstream: `fallbacks` must be an array");
   const totalMs = limit("timeouts.totalMs", options.timeouts?.totalMs, Infinity);
   const maxEventBytes = count("maxEventBytes", options.maxEventBytes, DEFAULTS.maxEventBytes, 1);
   const targets = [resolveTarget(options, 0)];
-  fallbacks.forEach((entry, i) => targets.push(resolveTarget(mergeFallback(options, entry, i), i + 1)));
+  fallbacks.forEach((entry, i) =>
+    targets.push(resolveTarget(mergeFallback(options, entry, i), i + 1))
+  );
   const plan: CallPlan = {
     targets,
     signal,
@@ -103,13 +107,27 @@ function resolveTarget(options: StreamChatOptions, index: number): CallTarget {
     fetch: fetchFn,
     maxRetries: count(`${where}maxRetries`, options.maxRetries, DEFAULTS.maxRetries, 0),
     backoff: {
-      initialDelayMs: limit(`${where}retry.initialDelayMs`, retry.initialDelayMs, DEFAULTS.initialDelayMs, 0),
+      initialDelayMs: limit(
+        `${where}retry.initialDelayMs`,
+        retry.initialDelayMs,
+        DEFAULTS.initialDelayMs,
+        0,
+      ),
       maxDelayMs: limit(`${where}retry.maxDelayMs`, retry.maxDelayMs, DEFAULTS.maxDelayMs, 0),
-      maxRetryAfterMs: limit(`${where}retry.maxRetryAfterMs`, retry.maxRetryAfterMs, DEFAULTS.maxRetryAfterMs, 0),
+      maxRetryAfterMs: limit(
+        `${where}retry.maxRetryAfterMs`,
+        retry.maxRetryAfterMs,
+        DEFAULTS.maxRetryAfterMs,
+        0,
+      ),
     },
     timeouts: {
       headersMs: limit(`${where}timeouts.headersMs`, timeouts.headersMs, DEFAULTS.headersMs),
-      firstEventMs: limit(`${where}timeouts.firstEventMs`, timeouts.firstEventMs, DEFAULTS.firstEventMs),
+      firstEventMs: limit(
+        `${where}timeouts.firstEventMs`,
+        timeouts.firstEventMs,
+        DEFAULTS.firstEventMs,
+      ),
       idleMs: limit(`${where}timeouts.idleMs`, timeouts.idleMs, DEFAULTS.idleMs),
     },
   };
@@ -131,7 +149,9 @@ function mergeFallback(
   }
   for (const key of ["signal", "fallbacks", "onPartial"] as const) {
     if (entry[key] !== undefined) {
-      throw new TypeError(`stopstream: \`fallbacks[${i}].${key}\` is not allowed; set it on the call`);
+      throw new TypeError(
+        `stopstream: \`fallbacks[${i}].${key}\` is not allowed; set it on the call`,
+      );
     }
   }
   const baseURL = entry.baseURL ?? base.baseURL;
