@@ -5,17 +5,11 @@
  * @module
  */
 
-import { createParser, type EventSourceMessage, type ParseError } from "eventsource-parser";
 import type { Accumulator } from "./accumulator.ts";
 import type { CallControl, Cancellable } from "./call_control.ts";
-import { APIStatusError, ConnectionError, StopstreamError, StreamProtocolError } from "./errors.ts";
-import {
-  EVENT_KEEPALIVE,
-  EVENT_TERMINAL,
-  type Protocol,
-  type ProtocolRequest,
-  type StreamDecoder,
-} from "./protocols/protocol.ts";
+import { APIStatusError, ConnectionError, StreamProtocolError } from "./errors.ts";
+import type { Protocol, ProtocolRequest } from "./protocols/protocol.ts";
+import { SseFeed } from "./sse_feed.ts";
 import type { StreamEvent } from "./types.ts";
 import { type AttemptTimeouts, Watchdog } from "./watchdog.ts";
 
@@ -253,68 +247,6 @@ function releaseAfterTerminal(reader: ReadableStreamDefaultReader<Uint8Array>): 
     clearTimeout(timer);
     if (!next.done) reader.cancel().catch(noop); // events after [DONE] are ignored
   }, () => clearTimeout(timer));
-}
-
-/**
- * eventsource-parser wired to a decoder. Callbacks are created once per attempt; per event
- * the only work is the decoder's.
- */
-class SseFeed {
-  readonly decoder: StreamDecoder;
-  terminal = false;
-  /** Count of progress events, compared per chunk to feed the watchdog. */
-  progress = 0;
-  #maxEventBytes: number;
-  #parser;
-
-  constructor(decoder: StreamDecoder, maxEventBytes: number) {
-    this.decoder = decoder;
-    this.#maxEventBytes = maxEventBytes;
-    this.#parser = createParser({
-      onEvent: (message: EventSourceMessage) => this.#onEvent(message),
-      onError: (error: ParseError) => {
-        if (error.type === "max-buffer-size-exceeded") {
-          throw new StreamProtocolError(
-            `stopstream: an SSE event exceeded the ${maxEventBytes}-byte cap`,
-            { cause: error },
-          );
-        }
-        // Unknown fields and bad `retry:` lines are ignored, as the SSE spec says.
-      },
-      maxBufferSize: maxEventBytes,
-    });
-  }
-
-  feed(text: string): void {
-    if (text.length > 0) this.#parser.feed(text);
-  }
-
-  /** Flushes a final event that the server did not terminate with a blank line. */
-  end(rest: string): void {
-    try {
-      this.#parser.feed(rest + "\n\n");
-    } catch (error) {
-      // A half-written event at the end of the body is a cut connection, not bad data.
-      if (error instanceof StopstreamError && error.name === "StreamProtocolError") {
-        throw new ConnectionError("stopstream: the stream ended mid-event", { cause: error });
-      }
-      throw error;
-    }
-  }
-
-  #onEvent(message: EventSourceMessage): void {
-    if (this.terminal) return;
-    // The parser's cap only sees what it buffers between chunks: an event that arrives whole
-    // in one chunk is dispatched without being measured.
-    if (message.data.length > this.#maxEventBytes) {
-      throw new StreamProtocolError(
-        `stopstream: an SSE event exceeded the ${this.#maxEventBytes}-byte cap`,
-      );
-    }
-    const outcome = this.decoder.onEvent(message.event, message.data);
-    if (outcome === EVENT_TERMINAL) this.terminal = true;
-    else if (outcome !== EVENT_KEEPALIVE) this.progress++;
-  }
 }
 
 /**
