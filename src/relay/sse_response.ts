@@ -105,6 +105,8 @@ function streamBody(
   ended: boolean,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
+  // A caller may go away before the first pull awaits this; its rejection is expected then.
+  firstPending?.catch(noop);
   let pending = firstPending;
   let lastWrite = 0;
   let closed = false;
