@@ -20,7 +20,7 @@ import {
   type StreamDecoder,
 } from "./protocol.ts";
 import { upstreamError } from "./upstream_error.ts";
-import { type EventData, parseEventData } from "./event_data.ts";
+import { errorEventPayload, type EventData, parseEventData } from "./event_data.ts";
 
 /** Usage as Anthropic reports it (`message_start.message.usage`, `message_delta.usage`). */
 export interface AnthropicUsage {
@@ -101,6 +101,9 @@ class AnthropicDecoder implements StreamDecoder {
 
   onEvent(event: string | undefined, data: string): EventOutcome {
     if (event === "ping") return EVENT_KEEPALIVE;
+    // The event name decides, not the data: an `event: error` whose data is text, or JSON
+    // without `type`, is still the provider's error (as in Anthropic's own SDK).
+    if (event === "error") throw upstreamError(errorEventPayload(data));
     const message = parseEventData(data);
     const acc = this.#acc;
     switch (message.type) {

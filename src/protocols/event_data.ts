@@ -39,3 +39,24 @@ export function parseEventData(data: string): EventData {
   }
   return value;
 }
+
+/**
+ * The payload of an `event: error`: its JSON object, or else the text itself. Providers and
+ * gateways send plain text there too (`data: Overloaded`); that is still the provider's error
+ * (maybe a transient one), not bad framing, so it must not become a `StreamProtocolError`.
+ *
+ * @example
+ * ```ts
+ * errorEventPayload("Overloaded"); // "Overloaded"
+ * errorEventPayload('{"type":"error","error":{"type":"api_error"}}').error.type; // "api_error"
+ * ```
+ */
+export function errorEventPayload(data: string): EventData {
+  try {
+    const value = JSON.parse(data);
+    if (value !== null && typeof value === "object") return value;
+  } catch {
+    // Plain text: the message itself.
+  }
+  return data === "" ? "stopstream: an error event without data" : data;
+}

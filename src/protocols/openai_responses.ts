@@ -20,7 +20,7 @@ import {
   type StreamDecoder,
 } from "./protocol.ts";
 import { upstreamError } from "./upstream_error.ts";
-import { type EventData, parseEventData } from "./event_data.ts";
+import { errorEventPayload, type EventData, parseEventData } from "./event_data.ts";
 
 /** Usage as the Responses API reports it. */
 export interface ResponsesUsage {
@@ -102,6 +102,9 @@ class ResponsesDecoder implements StreamDecoder {
   }
 
   onEvent(event: string | undefined, data: string): EventOutcome {
+    // An `event: error` whose data is text (a gateway's `data: Internal server error`) is
+    // still an error report, not bad framing.
+    if (event === "error") throw responsesError(errorEventPayload(data));
     const message = parseEventData(data);
     const acc = this.#acc;
     switch (message.type ?? event) {
@@ -201,6 +204,7 @@ function finish(response: EventData, acc: Accumulator): void {
  * ```
  */
 export function responsesError(payload: unknown): UpstreamStreamError {
+  if (typeof payload === "string") return upstreamError(payload);
   const p = (payload ?? {}) as EventData;
   // `error` events carry code and message at the top level, `response.failed` in
   // `response.error`, plain error bodies in `error`.

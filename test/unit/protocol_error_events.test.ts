@@ -1,0 +1,134 @@
+/**
+ * In-stream `event: error` for the named-event protocols (Anthropic Messages, OpenAI
+ * Responses): the event name decides, so plain-text data (`data: Overloaded`) or JSON without
+ * a `type` is the provider's error — an `UpstreamStreamError`, transient when its words say so —
+ * never a `StreamProtocolError`.
+ */
+
+import { setupServer } from "msw/node";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import {
+  isPartialStreamError,
+  isStreamProtocolError,
+  isUpstreamStreamError,
+  streamChat,
+  type StreamChatOptions,
+} from "../../src/index.ts";
+import { anthropicWire } from "./fixtures/anthropic_wire.ts";
+import { responsesWire } from "./fixtures/responses_wire.ts";
+import { collect, sseResponse, upstream, type WireFixture } from "./protocol_wire.ts";
+
+const server = setupServer();
+beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
+afterEach(() => server.resetHandlers());
+afterAll(() => server.close());
+
+const BASE = "https://api.errors.test/v1";
+
+function options(wire: WireFixture, extra: Partial<StreamChatOptions> = {}): StreamChatOptions {
+  return {
+    baseURL: BASE,
+    apiKey: "sk-test",
+    protocol: wire.protocol,
+    body: wire.body("m"),
+    retry: { initialDelayMs: 1, maxDelayMs: 2 },
+    ...extra,
+  };
+}
+
+const errorEvent = (data: string): string => `event: error\ndata: ${data}\n\n`;
+const ok = (wire: WireFixture): string[] => [...wire.start(), wire.text("ok"), ...wire.end()];
+
+describe.each([anthropicWire, responsesWire])("$protocol: event: error", (wire) => {
+  test("plain-text data before content is a transient upstream error: retried", async () => {
+    const up = upstream(
+      server,
+      BASE,
+      wire,
+      (n, req) =>
+        sseResponse(req, n === 1 ? [...wire.start(), errorEvent("Overloaded")] : ok(wire)),
+    );
+    const run = await collect(streamChat(options(wire)));
+    const retry = run.events.find((e) => e.type === "retry");
+    expect(retry?.type === "retry" && isUpstreamStreamError(retry.error)).toBe(true);
+    expect(run.error).toBeUndefined();
+    expect(run.result?.content).toBe("ok");
+    expect(up.count).toBe(2);
+  });
+
+  test.each([
+    ["Overloaded", true],
+    ["upstream connect error or disconnect/reset before headers", true],
+    ["Internal server error", true],
+    ["prompt is too long: 210000 tokens > 200000 maximum", false],
+  ])("plain-text data %j is an UpstreamStreamError, retryable: %s", async (text, retryable) => {
+    const up = upstream(
+      server,
+      BASE,
+      wire,
+      (_n, req) => sseResponse(req, [...wire.start(), errorEvent(text)]),
+    );
+    const error = await streamChat(options(wire, { maxRetries: 0 })).result.catch((e) => e);
+    expect(isStreamProtocolError(error)).toBe(false);
+    expect(isUpstreamStreamError(error) && [error.message, error.retryable, error.data]).toEqual([
+      `stopstream: upstream error in stream: ${text}`,
+      retryable,
+      text,
+    ]);
+    expect(up.count).toBe(1);
+  });
+
+  test("JSON data without a type field is read as the error it wraps", async () => {
+    const data = JSON.stringify({ error: { type: "overloaded_error", message: "Overloaded" } });
+    const up = upstream(
+      server,
+      BASE,
+      wire,
+      (_n, req) => sseResponse(req, [...wire.start(), errorEvent(data)]),
+    );
+    const error = await streamChat(options(wire, { maxRetries: 0 })).result.catch((e) => e);
+    expect(isUpstreamStreamError(error) && [error.errorType, error.retryable]).toEqual([
+      "overloaded_error",
+      true,
+    ]);
+    expect(up.count).toBe(1);
+  });
+
+  test("an error event without data is still an upstream error, not retried", async () => {
+    const up = upstream(
+      server,
+      BASE,
+      wire,
+      (_n, req) => sseResponse(req, [...wire.start(), "event: error\ndata:\n\n"]),
+    );
+    const error = await streamChat(options(wire)).result.catch((e) => e);
+    expect(isUpstreamStreamError(error)).toBe(true);
+    expect(isUpstreamStreamError(error) && error.retryable).toBe(false);
+    expect(up.count).toBe(1);
+  });
+
+  test("plain-text error after content: partial, with the upstream error as cause", async () => {
+    const up = upstream(
+      server,
+      BASE,
+      wire,
+      (_n, req) => sseResponse(req, [...wire.start(), wire.text("half"), errorEvent("Overloaded")]),
+    );
+    const error = await streamChat(options(wire)).result.catch((e) => e);
+    expect(isPartialStreamError(error)).toBe(true);
+    if (!isPartialStreamError(error)) return;
+    expect(error.partial.content).toBe("half");
+    expect(isUpstreamStreamError(error.cause) && error.cause.retryable).toBe(true);
+    expect(up.count).toBe(1);
+  });
+
+  test("non-JSON data on any other event stays a StreamProtocolError, not retried", async () => {
+    const bad = wire.protocol === "anthropic-messages"
+      ? "event: content_block_delta\ndata: {oops\n\n"
+      : "event: response.output_text.delta\ndata: {oops\n\n";
+    const up = upstream(server, BASE, wire, (_n, req) => sseResponse(req, [...wire.start(), bad]));
+    const error = await streamChat(options(wire)).result.catch((e) => e);
+    expect(isStreamProtocolError(error)).toBe(true);
+    expect(up.count).toBe(1);
+  });
+});
