@@ -5,14 +5,15 @@
 //   backoff — every attempt gets a 503, so the client is sleeping before its retry.
 // Every contender gets the same hooked `fetch`, which schedules the abort from what it sees,
 // so the trigger is identical whatever the contender does around it.
+// "Server sees close": the server's socket `close` time minus the abort time, both taken
+// from `process.hrtime` (CLOCK_MONOTONIC, shared by the two processes on Linux).
 
 import { context } from "./context.mjs";
 
 const SCENARIO = { headers: "hang", mid: "park", backoff: "e503" };
 // Delay from the phase's trigger to the abort: long enough to be inside the phase.
 const ABORT_AFTER_MS = { headers: 5, mid: 5, backoff: 20 };
-// A contender that waits this long is bound by its own timer, not by the event loop: its
-// remaining trials run ten at a time so the suite stays fast (their latency is timer-bound).
+// A contender that waits this long is bound by its own timer, not by the event loop.
 const SLOW_MS = 50;
 const GUARD_MS = 15_000;
 
@@ -65,29 +66,19 @@ function median(values) {
   return s[Math.floor(s.length / 2)] ?? 0;
 }
 
-/** Runs `--trials` interrupt trials of `--phase` and reports latencies and endings. */
-export async function runInterrupt(contender, args) {
-  const phase = args.phase;
-  if (!SCENARIO[phase]) return { ok: false, error: `unknown phase: ${phase}` };
-  const why = await contender.supports?.("openai", "interrupt");
-  if (typeof why === "string") return { ok: false, skipped: why };
-  const trials = Number(args.trials ?? 100);
-  const warmup = Number(args.warmup ?? 3);
-  for (let i = 0; i < warmup; i++) await trial(contender, args, phase, `w${i}`);
-  const records = [];
-  let batched = false;
-  while (records.length < trials) {
-    const timerBound = records.length >= 10 &&
-      median(records.map((r) => r.latencyMs ?? 0)) > SLOW_MS;
-    batched ||= timerBound;
-    const size = timerBound ? Math.min(10, trials - records.length) : 1;
-    const batch = [];
-    for (let k = 0; k < size; k++) batch.push(trial(contender, args, phase, records.length + k));
-    records.push(...await Promise.all(batch));
+/** Splits contenders into those that can run `task` and skip records for the others. */
+export async function usable(contenders, task) {
+  const active = [];
+  const results = {};
+  for (const c of contenders) {
+    const why = c.unavailable ?? await c.supports?.("openai", task);
+    if (typeof why === "string") results[c.name] = { ok: false, skipped: why };
+    else active.push(c);
   }
-  const closes = phase === "backoff"
-    ? {}
-    : await (await globalThis.fetch(`${args.server}/closes?prefix=${contender.name}-`)).json();
+  return { active, results };
+}
+
+function summarize(records, closes, trials, batched) {
   const endings = {};
   const latencies = [];
   const closeLatencies = [];
@@ -101,11 +92,57 @@ export async function runInterrupt(contender, args) {
   }
   return {
     ok: true,
-    phase,
     trials,
     batched,
     latenciesMs: latencies,
     closeLatenciesMs: closeLatencies,
     endings,
   };
+}
+
+/**
+ * Runs `--trials` interrupt trials of `--phase` per contender, taking turns trial by trial.
+ * A contender whose first ten trials show it waits out a timer finishes its remaining trials
+ * ten at a time after the others (its latency is the timer's, not the event loop's).
+ */
+export async function runInterrupt(contenders, args) {
+  const phase = args.phase;
+  if (!SCENARIO[phase]) return { ok: false, error: `unknown phase: ${phase}` };
+  const trials = Number(args.trials ?? 100);
+  const warmup = Number(args.warmup ?? 3);
+  const { active, results } = await usable(contenders, "interrupt");
+  for (const c of active) {
+    for (let i = 0; i < warmup; i++) await trial(c, args, phase, `w${i}`);
+  }
+  const records = new Map(active.map((c) => [c, []]));
+  const timerBound = new Set();
+  for (let i = 0; i < trials; i++) {
+    for (let k = 0; k < active.length; k++) {
+      const c = active[(i + k) % active.length];
+      if (!timerBound.has(c)) records.get(c).push(await trial(c, args, phase, i));
+    }
+    if (i !== 9) continue;
+    for (const c of active) {
+      if (median(records.get(c).map((r) => r.latencyMs ?? 0)) > SLOW_MS) timerBound.add(c);
+    }
+  }
+  for (const c of timerBound) {
+    const list = records.get(c);
+    while (list.length < trials) {
+      const batch = [];
+      for (let k = list.length; k < Math.min(list.length + 10, trials); k++) {
+        batch.push(trial(c, args, phase, k));
+      }
+      list.push(...await Promise.all(batch));
+    }
+  }
+  const ids = [...records.values()].flat().map((r) => r.id);
+  const closes = phase === "backoff" ? {} : await (await globalThis.fetch(`${args.server}/closes`, {
+    method: "POST",
+    body: JSON.stringify(ids),
+  })).json();
+  for (const c of active) {
+    results[c.name] = summarize(records.get(c), closes, trials, timerBound.has(c));
+  }
+  return { ok: true, phase, results };
 }

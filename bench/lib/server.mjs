@@ -5,8 +5,8 @@
 //   hang.<id>                 accept the request and never answer
 //   park.<id>                 send headers and three deltas, then go quiet
 //   e503.<id>                 answer 503 (no Retry-After), every time
-// and GET /meta/<tp key> (sizes + text hash), GET /closes?prefix=… (when each hang/park
-// connection closed, `process.hrtime.bigint()` in ns: the same monotonic clock as the child).
+// and GET /meta/<tp key> (sizes + text hash), POST /closes (when each hang/park connection
+// closed, `process.hrtime.bigint()` in ns: the same monotonic clock as the child).
 
 import { createServer } from "node:http";
 import { buildWorkload, openaiStream } from "./streams.mjs";
@@ -46,6 +46,27 @@ function pump(res, bytes) {
   write();
 }
 
+/**
+ * POST /closes with a JSON array of ids: answers `{ id: ns }` once every id's connection has
+ * closed (or after 2 s with those that did), so the last abort's close is never missed.
+ */
+async function reportCloses(req, res) {
+  let body = "";
+  for await (const chunk of req) body += chunk;
+  const ids = JSON.parse(body);
+  const deadline = Date.now() + 2000;
+  while (!ids.every((id) => closes.has(id)) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  const out = {};
+  for (const id of ids) {
+    if (closes.has(id)) out[id] = closes.get(id).toString();
+    closes.delete(id);
+  }
+  res.writeHead(200, { "content-type": "application/json" });
+  res.end(JSON.stringify(out));
+}
+
 const short = openaiStream(6, 7);
 const park = openaiStream(3, 8);
 
@@ -57,18 +78,7 @@ function route(req, res) {
     res.writeHead(200, { "content-type": "application/json" });
     return void res.end(JSON.stringify({ bytes: bytes.length, events, textLength, textHash }));
   }
-  if (parts[1] === "closes") {
-    const prefix = url.searchParams.get("prefix") ?? "";
-    const out = {};
-    for (const [id, ns] of closes) {
-      if (id.startsWith(prefix)) {
-        out[id] = ns.toString();
-        closes.delete(id);
-      }
-    }
-    res.writeHead(200, { "content-type": "application/json" });
-    return void res.end(JSON.stringify(out));
-  }
+  if (parts[1] === "closes") return void reportCloses(req, res);
   if (parts[1] !== "s" || !parts[2]) {
     res.writeHead(404);
     return void res.end();

@@ -1,10 +1,13 @@
-// Loads the built package. Until `npm run build` has produced dist/, the stopstream
-// contenders report themselves unavailable instead of failing the whole run.
+// Loads the built package: the snapshot run.mjs took (STOPSTREAM_DIST), else dist/. Until
+// `npm run build` has produced it, the stopstream contenders report themselves unavailable
+// instead of failing the whole run.
 
 /** `{ streamChat }` from dist/index.js, or `{ unavailable: reason }`. */
 export async function loadStopstream() {
   try {
-    const mod = await import(new URL("../../dist/index.js", import.meta.url).href);
+    const url = process.env.STOPSTREAM_DIST ??
+      new URL("../../dist/index.js", import.meta.url).href;
+    const mod = await import(url);
     if (typeof mod.streamChat !== "function") {
       return { unavailable: "dist/index.js has no streamChat" };
     }
@@ -45,7 +48,7 @@ export async function protocolSupport(streamChat, workload) {
     await streamChat(probe).result;
   } catch (error) {
     if (error instanceof TypeError && /protocol/.test(error.message)) {
-      return `adapter not available in this build: ${error.message}`;
+      return `protocol "anthropic-messages" not in this build (${error.message})`;
     }
   }
   return true;

@@ -1,14 +1,17 @@
-// The child-process side of every benchmark. A contender file (bench/workers/<name>.mjs) hands
-// `runWorker` an object with `consume(ctx)`; this module parses the CLI arguments, runs one
-// task (throughput, interrupt or ttfd), prints one JSON line and exits.
+// The child-process side of every benchmark. A contender file (bench/workers/<name>.mjs) exports
+// an object with `consume(ctx)` and, run directly, hands it to `runWorker`, which parses the CLI
+// arguments, runs one task (throughput, interrupt or ttfd), prints one JSON line and exits.
 //
 // ctx = { workload, baseURL, url, body, fetch, signal, onText }
 // consume(ctx) resolves with `{ text }` (`text` null when the contender does not assemble text).
 
+import { readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
 import { chunksFor, replayFetch } from "./delivery.mjs";
 import { buildWorkload, hashText } from "./streams.mjs";
 import { context } from "./context.mjs";
 import { runInterrupt } from "./interrupt_task.mjs";
+import { runTtfd } from "./ttfd_task.mjs";
 
 /** Parses `--key value` pairs (a bare `--flag` is `true`). */
 export function parseArgs(argv) {
@@ -41,6 +44,45 @@ async function expected(args, source) {
   return await res.json();
 }
 
+const SCHEDSTAT = `/proc/self/task/${process.pid}/schedstat`;
+
+/**
+ * CPU time of the main thread in ms (Linux: schedstat, ns resolution), else of the process.
+ * Unlike wall time it is not inflated when other work on the machine takes the core away,
+ * and unlike process CPU time it leaves out GC helper threads that run beside the main one.
+ */
+function cpuMs() {
+  return schedstat()?.[0] ?? (process.cpuUsage().user + process.cpuUsage().system) / 1000;
+}
+
+/** `[on-CPU ms, runnable-but-waiting ms]` of the main thread, or null off Linux. */
+function schedstat() {
+  try {
+    const [run, wait] = readFileSync(SCHEDSTAT, "utf8").split(" ");
+    return [Number(run) / 1e6, Number(wait) / 1e6];
+  } catch {
+    return null;
+  }
+}
+
+/** A CPU profile of the timed section only (not the stream generation, not the warm-up). */
+async function startProfiler() {
+  const { Session } = await import("node:inspector/promises");
+  const { writeFileSync } = await import("node:fs");
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.setSamplingInterval", { interval: 200 });
+  await session.post("Profiler.start");
+  return {
+    async stop(path) {
+      const { profile } = await session.post("Profiler.stop");
+      writeFileSync(path, JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
+}
+
 async function throughput(contender, args) {
   const workload = args.workload ?? "openai";
   const n = Number(args.n ?? 100_000);
@@ -53,10 +95,17 @@ async function throughput(contender, args) {
   const source = sourceFor(args, workload, n, seed);
   const expect = await expected(args, source);
   globalThis.gc?.();
+  const profiler = args.profile ? await startProfiler() : null;
   const rssBeforeKiB = process.resourceUsage().maxRSS;
+  const cpu0 = cpuMs();
+  const wait0 = schedstat()?.[1] ?? 0;
   const t0 = performance.now();
   const { text } = await contender.consume(context(workload, source.baseURL, source.fetch));
   const wallMs = performance.now() - t0;
+  const cpu = cpuMs() - cpu0;
+  // Time the main thread was ready to run but another process had the core: the noise.
+  const waitMs = (schedstat()?.[1] ?? 0) - wait0;
+  if (profiler) await profiler.stop(args.profile);
   const maxRSSKiB = process.resourceUsage().maxRSS;
   const verified = text === null || text === undefined
     ? null
@@ -70,6 +119,8 @@ async function throughput(contender, args) {
   return {
     ok: true,
     wallMs,
+    cpuMs: cpu,
+    waitMs,
     bytes: expect.bytes,
     events: expect.events,
     textLength: expect.textLength,
@@ -79,35 +130,21 @@ async function throughput(contender, args) {
   };
 }
 
-async function ttfd(contender, args) {
-  const why = await contender.supports?.("openai", "ttfd");
-  if (typeof why === "string") return { ok: false, skipped: why };
-  const trials = Number(args.trials ?? 200);
-  const warmup = Number(args.warmup ?? 20);
-  const baseURL = `${args.server}/s/short/v1`;
-  const samples = [];
-  for (let i = 0; i < warmup + trials; i++) {
-    let first = -1;
-    const t0 = performance.now();
-    const onText = () => {
-      if (first < 0) first = performance.now() - t0;
-    };
-    await contender.consume(context("openai", baseURL, globalThis.fetch, { onText }));
-    if (first < 0) return { ok: false, error: "no text event" };
-    if (i >= warmup) samples.push(first);
-  }
-  return { ok: true, samplesMs: samples };
-}
-
-/** Runs the task named on the command line against `contender` and prints one JSON line. */
-export async function runWorker(contender) {
+/**
+ * Runs the task named on the command line and prints one JSON line. Throughput takes one
+ * contender; the latency tasks take one or several, whose trials they interleave.
+ */
+export async function runWorker(contenders) {
+  const list = Array.isArray(contenders) ? contenders : [contenders];
   const args = parseArgs(process.argv.slice(2));
   let out;
   try {
-    if (contender.unavailable) out = { ok: false, skipped: contender.unavailable };
-    else if (args.task === "throughput") out = await throughput(contender, args);
-    else if (args.task === "interrupt") out = await runInterrupt(contender, args);
-    else if (args.task === "ttfd") out = await ttfd(contender, args);
+    if (args.task === "throughput") {
+      out = list[0].unavailable
+        ? { ok: false, skipped: list[0].unavailable }
+        : await throughput(list[0], args);
+    } else if (args.task === "interrupt") out = await runInterrupt(list, args);
+    else if (args.task === "ttfd") out = await runTtfd(list, args);
     else out = { ok: false, error: `unknown task: ${args.task}` };
   } catch (error) {
     out = { ok: false, error: String(error?.stack ?? error) };
@@ -116,4 +153,9 @@ export async function runWorker(contender) {
     // Exit at once: an SDK still sleeping out a backoff must not hold the process open.
     process.exit(0);
   });
+}
+
+/** Runs `contender` as a worker when its file is the process's entry point. */
+export function runIfMain(moduleURL, contender) {
+  if (process.argv[1] && moduleURL === pathToFileURL(process.argv[1]).href) runWorker(contender);
 }

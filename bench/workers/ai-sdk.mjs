@@ -1,9 +1,9 @@
 // The AI SDK: `streamText` with `@ai-sdk/openai-compatible`, consuming `textStream`.
 import { streamText } from "ai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { runWorker } from "../lib/worker.mjs";
+import { runIfMain } from "../lib/worker.mjs";
 
-runWorker({
+const contender = {
   name: "ai-sdk",
   supports: (workload) => workload === "openai" || "OpenAI chat text stream only",
   async consume(ctx) {
@@ -29,4 +29,7 @@ runWorker({
     }
     return { text };
   },
-});
+};
+
+export default contender;
+runIfMain(import.meta.url, contender);

@@ -1,17 +1,17 @@
 // `@microsoft/fetch-event-source` with `JSON.parse` + concatenation in `onmessage`.
 import { fetchEventSource } from "@microsoft/fetch-event-source";
-import { runWorker } from "../lib/worker.mjs";
+import { runIfMain } from "../lib/worker.mjs";
 
-// It is a browser library: it calls `window.setTimeout` and `document.removeEventListener`
-// even with `openWhenHidden`, so Node needs these two stand-ins.
-globalThis.window ??= globalThis;
-globalThis.document ??= { hidden: false, addEventListener() {}, removeEventListener() {} };
-
-runWorker({
+const contender = {
   name: "fetch-event-source",
   supports: (workload, task) =>
     (workload === "openai" && task === "throughput") || "OpenAI chat throughput only",
   async consume(ctx) {
+    // It is a browser library: it calls `window.setTimeout` and `document.removeEventListener`
+    // even with `openWhenHidden`, so Node needs these two stand-ins (set here, not at import,
+    // so that loading this module never makes another SDK think it runs in a browser).
+    globalThis.window ??= globalThis;
+    globalThis.document ??= { hidden: false, addEventListener() {}, removeEventListener() {} };
     let text = "";
     await fetchEventSource(ctx.url, {
       method: "POST",
@@ -31,4 +31,7 @@ runWorker({
     });
     return { text };
   },
-});
+};
+
+export default contender;
+runIfMain(import.meta.url, contender);

@@ -1,7 +1,7 @@
 // The floor: `eventsource-parser` `createParser` + `JSON.parse` + string concatenation, the
 // least work any correct client must do (stopstream parses with the same parser).
 import { createParser } from "eventsource-parser";
-import { runWorker } from "../lib/worker.mjs";
+import { runIfMain } from "../lib/worker.mjs";
 import { post } from "../lib/raw_fetch.mjs";
 
 function openaiHandler(state, onText) {
@@ -32,7 +32,7 @@ function anthropicHandler(state, onText) {
   };
 }
 
-runWorker({
+const contender = {
   name: "floor",
   async consume(ctx) {
     const state = { text: "", args: [] };
@@ -47,4 +47,7 @@ runWorker({
     }
     return { text: ctx.workload === "tools" ? state.args.join("") : state.text };
   },
-});
+};
+
+export default contender;
+runIfMain(import.meta.url, contender);

@@ -1,8 +1,8 @@
 // The official `openai` SDK: `chat.completions.create({ stream: true })`, concatenating deltas.
 import OpenAI from "openai";
-import { runWorker } from "../lib/worker.mjs";
+import { runIfMain } from "../lib/worker.mjs";
 
-runWorker({
+const contender = {
   name: "openai-sdk",
   supports: (workload) => workload === "openai" || "OpenAI chat text stream only",
   async consume(ctx) {
@@ -23,4 +23,7 @@ runWorker({
     }
     return { text };
   },
-});
+};
+
+export default contender;
+runIfMain(import.meta.url, contender);

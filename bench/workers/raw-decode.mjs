@@ -1,8 +1,8 @@
 // Raw `reader.read()` + `TextDecoder`: the cost of turning bytes into text, no parsing.
-import { runWorker } from "../lib/worker.mjs";
+import { runIfMain } from "../lib/worker.mjs";
 import { post } from "../lib/raw_fetch.mjs";
 
-runWorker({
+const contender = {
   name: "raw-decode",
   supports: (_workload, task) => task === "throughput" || "throughput only",
   async consume(ctx) {
@@ -17,4 +17,7 @@ runWorker({
     chars += decoder.decode().length;
     return { text: null, chars };
   },
-});
+};
+
+export default contender;
+runIfMain(import.meta.url, contender);

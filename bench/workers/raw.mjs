@@ -1,8 +1,8 @@
 // Raw `reader.read()`: counts bytes and nothing else, the physical limit of the delivery.
-import { runWorker } from "../lib/worker.mjs";
+import { runIfMain } from "../lib/worker.mjs";
 import { post } from "../lib/raw_fetch.mjs";
 
-runWorker({
+const contender = {
   name: "raw",
   async consume(ctx) {
     const reader = (await post(ctx)).body.getReader();
@@ -15,4 +15,7 @@ runWorker({
     }
     return { text: null, bytes };
   },
-});
+};
+
+export default contender;
+runIfMain(import.meta.url, contender);

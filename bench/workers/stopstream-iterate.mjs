@@ -1,11 +1,11 @@
 // stopstream, iterating every event with `for await` and taking the assembled result from the
 // `finish` event (no second concatenation in user code).
-import { runWorker } from "../lib/worker.mjs";
+import { runIfMain } from "../lib/worker.mjs";
 import { answerOf, loadStopstream, optionsOf, protocolSupport } from "../lib/stopstream.mjs";
 
 const { streamChat, unavailable } = await loadStopstream();
 
-runWorker({
+const contender = {
   name: "stopstream-iterate",
   unavailable,
   supports: (workload) => protocolSupport(streamChat, workload),
@@ -20,4 +20,7 @@ runWorker({
     if (result === undefined) return { text: undefined };
     return { text: answerOf(ctx.workload, result) };
   },
-});
+};
+
+export default contender;
+runIfMain(import.meta.url, contender);

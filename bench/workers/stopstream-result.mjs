@@ -1,10 +1,10 @@
 // stopstream, awaiting `result` without iterating (the stream drives itself).
-import { runWorker } from "../lib/worker.mjs";
+import { runIfMain } from "../lib/worker.mjs";
 import { answerOf, loadStopstream, optionsOf, protocolSupport } from "../lib/stopstream.mjs";
 
 const { streamChat, unavailable } = await loadStopstream();
 
-runWorker({
+const contender = {
   name: "stopstream-result",
   unavailable,
   supports: (workload, task) =>
@@ -15,4 +15,7 @@ runWorker({
     const result = await streamChat(optionsOf(ctx)).result;
     return { text: answerOf(ctx.workload, result) };
   },
-});
+};
+
+export default contender;
+runIfMain(import.meta.url, contender);

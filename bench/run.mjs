@@ -1,0 +1,192 @@
+// `npm run bench` (full) / `npm run bench -- --quick` (smoke, < 1 min).
+// Runs every contender in fresh child processes against the built package, prints the tables,
+// writes bench/results/latest.json and regenerates BENCHMARKS.md from it.
+//
+// Options: --quick · --only <regex on group/section names> (development; also skips writing
+// BENCHMARKS.md) · --report (re-render BENCHMARKS.md from the stored JSON and exit).
+
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { parseArgs } from "./lib/worker.mjs";
+import { groupName, makePlan } from "./lib/plan.mjs";
+import { runContender, startServerProcess } from "./lib/spawn.mjs";
+import { machine, versions } from "./lib/machine.mjs";
+import { summarizeGroup, summarizeInterrupt, summarizeTtfd } from "./lib/summarize.mjs";
+import { evaluateTargets } from "./lib/targets.mjs";
+import { allTables, ms, textTable } from "./lib/tables.mjs";
+import { renderMarkdown } from "./lib/report.mjs";
+
+const RESULTS = new URL("./results/latest.json", import.meta.url);
+const MARKDOWN = new URL("../BENCHMARKS.md", import.meta.url);
+const args = parseArgs(process.argv.slice(2));
+
+function log(message) {
+  process.stderr.write(`${message}\n`);
+}
+
+function rotate(list, by) {
+  const k = by % list.length;
+  return [...list.slice(k), ...list.slice(0, k)];
+}
+
+async function throughput(plan, server, only) {
+  const out = [];
+  for (const group of plan.throughput) {
+    const name = groupName(group);
+    if (only && !only.test(name)) continue;
+    const records = {};
+    for (let round = 0; round < group.runs; round++) {
+      for (const contender of rotate(group.contenders, round)) {
+        // A contender that is skipped (not built, protocol not supported) is not retried.
+        if (records[contender]?.[0]?.skipped) continue;
+        const record = await runContender(contender, [
+          "--task",
+          "throughput",
+          "--workload",
+          group.workload,
+          "--n",
+          group.n,
+          "--delivery",
+          group.delivery,
+          "--seed",
+          plan.seed,
+          "--server",
+          server.url,
+        ]);
+        (records[contender] ??= []).push(record);
+        const shown = record.ok ? `${ms(record.wallMs)} ms` : record.skipped ? "skipped" : "ERROR";
+        log(`  ${name} · round ${round + 1}/${group.runs} · ${contender}: ${shown}`);
+        if (!record.ok && !record.skipped) log(`    ${record.error}`);
+      }
+    }
+    out.push(summarizeGroup(group, name, records));
+  }
+  return out;
+}
+
+async function interrupt(plan, server) {
+  const out = {};
+  const { contenders, phases, trials } = plan.interrupt;
+  for (const c of contenders) out[c] = {};
+  for (const phase of phases) {
+    const record = await runContender("latency", [
+      "--task",
+      "interrupt",
+      "--phase",
+      phase,
+      "--trials",
+      trials,
+      "--contenders",
+      contenders.join(","),
+      "--server",
+      server.url,
+    ]);
+    for (const c of contenders) {
+      out[c][phase] = summarizeInterrupt(record.ok ? record.results[c] : record);
+      const l = out[c][phase].latencyMs;
+      log(`  interrupt · ${phase} · ${c}: ${l ? `median ${ms(l.median)} ms` : "n/a"}`);
+    }
+    if (!record.ok) log(`    ${record.error}`);
+  }
+  return out;
+}
+
+async function ttfd(plan, server) {
+  const { contenders, trials, warmup } = plan.ttfd;
+  const record = await runContender("latency", [
+    "--task",
+    "ttfd",
+    "--trials",
+    trials,
+    "--warmup",
+    warmup,
+    "--contenders",
+    contenders.join(","),
+    "--server",
+    server.url,
+  ]);
+  if (!record.ok) log(`    ${record.error}`);
+  const records = Object.fromEntries(
+    contenders.map((c) => [c, record.ok ? record.results[c] : record]),
+  );
+  log(`  ttfd: ${record.ok ? "done" : "failed"}`);
+  return summarizeTtfd(records);
+}
+
+/**
+ * Copies dist/ aside so that one build is measured throughout, even if someone rebuilds while
+ * the benchmark runs; the workers import it through STOPSTREAM_DIST.
+ */
+function snapshotDist() {
+  const dist = new URL("../dist/", import.meta.url);
+  if (!existsSync(new URL("index.js", dist))) {
+    log("dist/index.js is missing (run `npm run build`): the stopstream contenders are skipped.");
+    return () => {};
+  }
+  const copy = new URL("./.dist/", import.meta.url);
+  rmSync(copy, { recursive: true, force: true });
+  cpSync(dist, copy, { recursive: true });
+  process.env.STOPSTREAM_DIST = new URL("index.js", copy).href;
+  return () => rmSync(copy, { recursive: true, force: true });
+}
+
+function writeMarkdown(results) {
+  writeFileSync(MARKDOWN, renderMarkdown(results));
+  log(`wrote ${MARKDOWN.pathname}`);
+}
+
+async function main() {
+  if (args.report) {
+    if (!existsSync(RESULTS)) {
+      throw new Error("no bench/results/latest.json yet: run npm run bench");
+    }
+    return writeMarkdown(JSON.parse(readFileSync(RESULTS, "utf8")));
+  }
+  const quick = Boolean(args.quick);
+  const only = typeof args.only === "string" ? new RegExp(args.only) : null;
+  const plan = makePlan(quick);
+  const started = Date.now();
+  const dropSnapshot = snapshotDist();
+  const server = await startServerProcess();
+  const results = {
+    command: `npm run bench${quick ? " -- --quick" : ""}`,
+    quick,
+    startedAt: new Date(started).toISOString(),
+    machine: machine(),
+    versions: versions(),
+    plan: { seed: plan.seed, interrupt: plan.interrupt, ttfd: plan.ttfd },
+    throughput: [],
+    interrupt: {},
+    ttfd: {},
+    relay: {
+      status: "todo",
+      note: "time to first delta and throughput through `wrangler dev` vs direct, and 200 " +
+        "concurrent streams with 20 % of callers disconnecting mid-stream (all upstream " +
+        "connections closed at the end, memory flat) are not measured yet.",
+    },
+  };
+  try {
+    log(`benchmarks (${quick ? "quick" : "full"}), server ${server.url}`);
+    results.throughput = await throughput(plan, server, only);
+    if (!only || only.test("interrupt")) results.interrupt = await interrupt(plan, server);
+    if (!only || only.test("ttfd")) results.ttfd = await ttfd(plan, server);
+  } finally {
+    server.stop();
+    dropSnapshot();
+  }
+  results.machine.loadAverageAfter = loadavg().map((v) => Math.round(v * 100) / 100);
+  results.finishedAt = new Date().toISOString();
+  results.durationMs = Date.now() - started;
+  results.targets = evaluateTargets(results);
+  process.stdout.write(`\n${allTables(results).map(textTable).join("\n\n")}\n`);
+  if (only) {
+    log("--only: partial run, results/latest.json and BENCHMARKS.md left as they were");
+    return;
+  }
+  mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
+  writeFileSync(RESULTS, JSON.stringify(results, null, 2) + "\n");
+  log(`wrote ${RESULTS.pathname}`);
+  writeMarkdown(results);
+}
+
+await main();
