@@ -71,9 +71,12 @@ export type AnthropicStreamEvent =
   | { type: "ping" }
   | { type: "error"; error: { type: string; message: string } };
 
+/** Documented stop reasons; anything newer is `stop` (the answer ended, for a reason we don't know). */
 const FINISH: Record<string, string> = {
   end_turn: "stop",
   stop_sequence: "stop",
+  // A server-tool loop hit its iteration limit: the turn is over until the caller resumes it.
+  pause_turn: "stop",
   max_tokens: "length",
   model_context_window_exceeded: "length",
   tool_use: "tool_calls",
@@ -158,7 +161,7 @@ class AnthropicDecoder implements StreamDecoder {
       }
       case "message_delta": {
         const reason = message.delta?.stop_reason;
-        if (typeof reason === "string") acc.setFinish(FINISH[reason] ?? reason, reason);
+        if (typeof reason === "string") acc.setFinish(FINISH[reason] ?? "stop", reason);
         // message_delta's counts are cumulative and win, except the nulls it may send for
         // input counts, which message_start had.
         if (message.usage != null) {
@@ -246,7 +249,7 @@ function decodeMessage(message: unknown, acc: Accumulator): void {
   }
   if (m?.usage != null) acc.setUsage(anthropicUsage(m.usage));
   const reason = typeof m?.stop_reason === "string" ? m.stop_reason : "end_turn";
-  acc.setFinish(FINISH[reason] ?? reason, reason);
+  acc.setFinish(FINISH[reason] ?? "stop", reason);
 }
 
 /**

@@ -186,8 +186,8 @@ function finish(response: EventData, acc: Accumulator): void {
   const reason = response?.incomplete_details?.reason;
   if (response?.status === "incomplete" || typeof reason === "string") {
     const provider = typeof reason === "string" ? reason : "incomplete";
-    // The other documented reason, `content_filter`, is already a normalized value.
-    acc.setFinish(provider === "max_output_tokens" ? "length" : provider, provider);
+    // An incomplete answer was cut short; only a filter says otherwise.
+    acc.setFinish(provider === "content_filter" ? "content_filter" : "length", provider);
   } else {
     const status = response?.status ?? "completed";
     acc.setFinish(acc.toolCalls.length > 0 ? "tool_calls" : "stop", status);
@@ -206,10 +206,11 @@ function finish(response: EventData, acc: Accumulator): void {
 export function responsesError(payload: unknown): UpstreamStreamError {
   if (typeof payload === "string") return upstreamError(payload);
   const p = (payload ?? {}) as EventData;
-  // `error` events carry code and message at the top level, `response.failed` in
-  // `response.error`, plain error bodies in `error`.
+  // `error` events carry code and message at the top level (or, from some servers, in
+  // `error`), `response.failed` in `response.error` (some compatible servers: `error`), plain
+  // error bodies in `error`.
   const fields = p.type === "response.failed"
-    ? p.response?.error ?? {}
+    ? p.response?.error ?? p.error ?? {}
     : p.error !== null && typeof p.error === "object"
     ? p.error
     : p;

@@ -179,6 +179,20 @@ describe("anthropic-messages stream", () => {
     expect(up.count).toBe(1);
   });
 
+  test.each([
+    ["pause_turn", "stop"],
+    ["model_context_window_exceeded", "length"],
+    ["some_future_reason", "stop"],
+  ])("stop reason %s is finishReason %s", async (reason, finishReason) => {
+    const up = upstream(server, BASE, anthropicWire, (_n, req) => {
+      const end = anthropicWire.end().map((b) => b.replace('"end_turn"', `"${reason}"`));
+      return sseResponse(req, [...anthropicWire.start(), anthropicWire.text("x"), ...end]);
+    });
+    const result = await streamChat(options()).result;
+    expect(result).toMatchObject({ finishReason, providerFinishReason: reason });
+    expect(up.count).toBe(1);
+  });
+
   test("an overloaded_error event before content is retried", async () => {
     const up = upstream(
       server,

@@ -129,6 +129,35 @@ describe("openai-responses stream", () => {
     expect(up.count).toBe(1);
   });
 
+  test.each([
+    ['"content_filter"', "content_filter"],
+    ['"some_future_reason"', "length"],
+    ["null", "length"],
+  ])("response.incomplete with reason %s ends with finishReason %s", async (reason, finish) => {
+    const text = fixture("responses_incomplete.sse").replace(
+      '"incomplete_details":{"reason":"max_output_tokens"}',
+      reason === "null" ? '"incomplete_details":null' : `"incomplete_details":{"reason":${reason}}`,
+    );
+    const up = upstream(server, BASE, responsesWire, () => chunkedResponse(text));
+    const result = await streamChat(options()).result;
+    expect(result).toMatchObject({ finishReason: finish, content: "Once upon a time, in a" });
+    expect(result.providerFinishReason).toBe(reason === "null" ? "incomplete" : JSON.parse(reason));
+    expect(up.count).toBe(1);
+  });
+
+  test("refusal deltas become result.refusal, not text", async () => {
+    const up = replay("responses_refusal.sse");
+    const run = await collect(streamChat(options()));
+    expect(run.result).toMatchObject({
+      content: "",
+      refusal: "I'm sorry, I can't help with that.",
+      finishReason: "stop",
+      providerFinishReason: "completed",
+    });
+    expect(run.events.filter((e) => e.type === "text")).toEqual([]);
+    expect(up.count).toBe(1);
+  });
+
   test("response.failed with server_error is transient: retried", async () => {
     const up = upstream(
       server,
@@ -177,6 +206,26 @@ describe("openai-responses stream", () => {
       code,
       retryable,
     ]);
+    expect(up.count).toBe(1);
+  });
+
+  test("response.failed with the error at the top level (compatible servers) keeps its code", async () => {
+    const failed = `event: response.failed\ndata: ${
+      JSON.stringify({
+        type: "response.failed",
+        sequence_number: 3,
+        error: { code: "server_error", message: "upstream failed" },
+      })
+    }\n\n`;
+    const up = upstream(
+      server,
+      BASE,
+      responsesWire,
+      (_n, req) => sseResponse(req, [...responsesWire.start(), failed]),
+    );
+    const error = await streamChat(options({ maxRetries: 0 })).result.catch((e: unknown) => e);
+    expect(isUpstreamStreamError(error) && [error.errorType, error.retryable, error.message])
+      .toEqual(["server_error", true, "stopstream: upstream error in stream: upstream failed"]);
     expect(up.count).toBe(1);
   });
 
