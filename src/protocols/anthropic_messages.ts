@@ -35,7 +35,8 @@ export type AnthropicContentBlock =
   | { type: "text"; text: string }
   | { type: "thinking"; thinking: string; signature?: string }
   | { type: "redacted_thinking"; data: string }
-  | { type: "tool_use"; id: string; name: string; input: unknown };
+  | { type: "tool_use"; id: string; name: string; input: unknown }
+  | { type: "server_tool_use"; id: string; name: string; input: unknown };
 
 /** The `delta` of a `content_block_delta` event. */
 export type AnthropicDelta =
@@ -142,6 +143,9 @@ class AnthropicDecoder implements StreamDecoder {
           );
           if (isNonEmptyObject(block.input)) this.#inputs[message.index] = block.input;
         }
+        // `server_tool_use` (web search, code execution…) runs at Anthropic: not a call for the
+        // caller to make, so it gets no slot and its input deltas are skipped. `redacted_thinking`
+        // carries no readable text.
         return EVENT_PROGRESS;
       }
       case "content_block_stop": {

@@ -144,31 +144,6 @@ describe("anthropic-messages stream", () => {
     expect(up.count).toBe(1);
   });
 
-  test("null input counts in message_delta do not erase message_start's", async () => {
-    const delta = `event: message_delta\ndata: ${
-      JSON.stringify({
-        type: "message_delta",
-        delta: { stop_reason: "end_turn", stop_sequence: null },
-        usage: { input_tokens: null, cache_read_input_tokens: null, output_tokens: 30 },
-      })
-    }\n\n`;
-    const up = upstream(
-      server,
-      BASE,
-      anthropicWire,
-      (_n, req) =>
-        sseResponse(req, [
-          ...anthropicWire.start(),
-          anthropicWire.text("x"),
-          delta,
-          'event: message_stop\ndata: {"type":"message_stop"}\n\n',
-        ]),
-    );
-    const result = await streamChat(options()).result;
-    expect(result.usage).toMatchObject({ inputTokens: 25, outputTokens: 30, cachedInputTokens: 0 });
-    expect(up.count).toBe(1);
-  });
-
   test.each([
     ["anthropic_max_tokens.sse", "length", "max_tokens", "Once upon a"],
     ["anthropic_refusal.sse", "content_filter", "refusal", "I can"],
@@ -176,20 +151,6 @@ describe("anthropic-messages stream", () => {
     const up = replay(name);
     const result = await streamChat(options()).result;
     expect(result).toMatchObject({ finishReason, providerFinishReason: provider, content });
-    expect(up.count).toBe(1);
-  });
-
-  test.each([
-    ["pause_turn", "stop"],
-    ["model_context_window_exceeded", "length"],
-    ["some_future_reason", "stop"],
-  ])("stop reason %s is finishReason %s", async (reason, finishReason) => {
-    const up = upstream(server, BASE, anthropicWire, (_n, req) => {
-      const end = anthropicWire.end().map((b) => b.replace('"end_turn"', `"${reason}"`));
-      return sseResponse(req, [...anthropicWire.start(), anthropicWire.text("x"), ...end]);
-    });
-    const result = await streamChat(options()).result;
-    expect(result).toMatchObject({ finishReason, providerFinishReason: reason });
     expect(up.count).toBe(1);
   });
 
