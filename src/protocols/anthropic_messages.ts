@@ -127,7 +127,8 @@ class AnthropicDecoder implements StreamDecoder {
             }
             break;
           }
-            // signature_delta and citations_delta carry nothing the result holds.
+            // signature_delta: dropped until ChatResult has a field for it (TODO in
+            // docs/protocols.md: agents need it to send thinking back). citations_delta: not kept.
         }
         return EVENT_PROGRESS;
       }
