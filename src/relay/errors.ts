@@ -167,11 +167,14 @@ function messageOf(error: unknown): string {
   return message.replace(/^stopstream: /, "");
 }
 
+/** A key as providers echo it masked (`sk-proj-****…Ab1c`): its ends are still the key's. */
+const MASKED_KEY = /[\w-]*\*{4,}[\w-]*/g;
+
 function redact(message: string, secrets: readonly string[]): string {
   let text = message;
   for (const secret of secrets) {
     // Short strings would redact ordinary words; real keys are long.
     if (secret.length >= 8) text = text.split(secret).join("[redacted]");
   }
-  return text;
+  return text.replace(MASKED_KEY, "[redacted]");
 }

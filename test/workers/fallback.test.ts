@@ -96,6 +96,28 @@ describe("fallbacks", () => {
     expect(upstream.seen).toHaveLength(1);
   });
 
+  it("a key the upstream echoes masked (sk-…****…abcd) is not passed on either", async () => {
+    const upstream = fakeUpstream(() =>
+      Response.json({
+        error: {
+          message: "Incorrect API key provided: sk-proj-************************wxyz. See docs.",
+          type: "invalid_request_error",
+          code: "invalid_api_key",
+        },
+      }, { status: 401 })
+    );
+    const app = createRelay({
+      upstreams: [{ baseURL: "https://up.test/v1", apiKey: "sk-proj-0123456789wxyz" }],
+      fetch: upstream.fetch,
+    });
+    const response = await postChat(app, chatBody({ stream: false }));
+    expect(response.status).toBe(401);
+    const { error } = (await response.json()) as { error: { message: string; code: string } };
+    expect(error.message).toBe("Incorrect API key provided: [redacted]. See docs.");
+    expect(error.code).toBe("invalid_api_key");
+    expect(upstream.seen).toHaveLength(1);
+  });
+
   it("a real upstream never receives the caller's x-demo-fault or other caller headers", async () => {
     const upstream = fakeUpstream(() =>
       sseResponse([
@@ -113,6 +135,9 @@ describe("fallbacks", () => {
         "x-forwarded-for": "1.2.3.4",
         connection: "keep-alive",
         authorization: "Bearer caller",
+        cookie: "session=caller",
+        "proxy-authorization": "Basic caller",
+        te: "trailers",
       },
     })).text();
     const headers = [...upstream.seen[0]!.headers.keys()];
@@ -120,5 +145,10 @@ describe("fallbacks", () => {
     expect(headers).not.toContain("x-demo-attempt");
     expect(headers).not.toContain("x-forwarded-for");
     expect(headers).not.toContain("authorization");
+    expect(headers).not.toContain("cookie");
+    expect(headers).not.toContain("proxy-authorization");
+    expect(headers).not.toContain("te");
+    expect(headers).not.toContain("connection");
+    expect(upstream.seen).toHaveLength(1);
   });
 });
