@@ -4,7 +4,7 @@
 //
 // Run by wrangler's `[build]` step (`wrangler dev`, `wrangler deploy`); the workers test config
 // calls `bundleBrowserClient()` directly instead of reading the generated file.
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, rename, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
@@ -37,6 +37,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const text = await bundleBrowserClient();
   const path = `${root}/${OUTPUT}`;
   const previous = await readFile(path, "utf8").catch(() => undefined);
-  // Writing only on change keeps wrangler's watcher (watch_dir = "src") from rebuilding forever.
-  if (previous !== text) await writeFile(path, text);
+  // Writing only on change keeps wrangler's watcher (watch_dir = "src") from rebuilding forever;
+  // write-then-rename, so a second `wrangler dev` bundling at the same time never reads half.
+  if (previous !== text) {
+    const temporary = `${path}.${process.pid}.tmp`;
+    await writeFile(temporary, text);
+    await rename(temporary, path);
+  }
 }

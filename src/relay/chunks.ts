@@ -8,7 +8,14 @@
 
 import type { ChatResult, StreamEvent, Usage } from "../types.ts";
 
-/** The SSE event that ends a successful OpenAI stream. */
+/**
+ * The SSE event that ends a successful OpenAI stream.
+ *
+ * @example
+ * ```ts
+ * controller.enqueue(encoder.encode(DONE_EVENT));
+ * ```
+ */
 export const DONE_EVENT = "data: [DONE]\n\n";
 
 /**

@@ -24,7 +24,7 @@ import type { ProtocolName, RetryOptions, Timeouts } from "../types.ts";
 export interface RelayUpstream {
   /** E.g. `https://api.openai.com/v1`. Never chosen by the caller. */
   baseURL: string;
-  /** The provider key. Never echoed to callers. */
+  /** The provider key; absent or `""` for a server that needs none. Never echoed to callers. */
   apiKey?: string;
   /** Default `"openai-chat"`. The relay translates requests and streams either way. */
   protocol?: ProtocolName;
@@ -75,7 +75,14 @@ export interface RelayOptions {
   demo?: DemoUpstreamOptions;
 }
 
-/** An upstream after validation: the protocol is always set. */
+/**
+ * An upstream after validation: the protocol is always set, an empty key is no key.
+ *
+ * @example
+ * ```ts
+ * const upstream: ResolvedUpstream = { baseURL: "https://api.openai.com/v1", apiKey: undefined, protocol: "openai-chat", model: undefined };
+ * ```
+ */
 export interface ResolvedUpstream {
   baseURL: string;
   apiKey: string | undefined;
@@ -83,7 +90,14 @@ export interface ResolvedUpstream {
   model: string | undefined;
 }
 
-/** Options after validation and defaults. */
+/**
+ * Options after validation and defaults.
+ *
+ * @example
+ * ```ts
+ * const config: ResolvedRelayOptions = resolveRelayOptions({ keys: ["k1"] });
+ * ```
+ */
 export interface ResolvedRelayOptions {
   upstreams: ResolvedUpstream[];
   keys: string[];
@@ -131,7 +145,12 @@ export function resolveRelayOptions(options: RelayOptions): ResolvedRelayOptions
         }`,
       );
     }
-    return { baseURL: upstream.baseURL, apiKey: upstream.apiKey, protocol, model: upstream.model };
+    if (upstream.apiKey !== undefined && typeof upstream.apiKey !== "string") {
+      throw new TypeError(`createRelay: ${where}.apiKey must be a string`);
+    }
+    // A local server (vLLM, Ollama) needs no key; "" must not become `Bearer `.
+    const apiKey = upstream.apiKey === "" ? undefined : upstream.apiKey;
+    return { baseURL: upstream.baseURL, apiKey, protocol, model: upstream.model };
   });
   const keys = options.keys ?? [];
   for (const key of keys) {

@@ -12,7 +12,14 @@
  */
 const FORWARDED_HEADERS: readonly string[] = ["anthropic-beta", "openai-beta"];
 
-/** The caller header that asks the demo upstream for faults. */
+/**
+ * The caller header that asks the demo upstream for faults.
+ *
+ * @example
+ * ```ts
+ * const fault = request.headers.get(DEMO_FAULT_HEADER); // "attempt1=status:503"
+ * ```
+ */
 export const DEMO_FAULT_HEADER = "x-demo-fault";
 const DEMO_ATTEMPT_HEADER = "x-demo-attempt";
 

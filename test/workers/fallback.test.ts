@@ -118,6 +118,23 @@ describe("fallbacks", () => {
     expect(upstream.seen).toHaveLength(1);
   });
 
+  it("an empty apiKey (a local server) sends no Authorization header at all", async () => {
+    const upstream = fakeUpstream(() =>
+      sseResponse([
+        sse({ choices: [{ index: 0, delta: { content: "ok" }, finish_reason: "stop" }] }),
+        "data: [DONE]\n\n",
+      ])
+    );
+    const app = createRelay({
+      upstreams: [{ baseURL: "http://127.0.0.1:11434/v1", apiKey: "", protocol: "openai-chat" }],
+      fetch: upstream.fetch,
+    });
+    const response = await postChat(app, chatBody({ stream: false }));
+    expect(response.status).toBe(200);
+    expect(upstream.seen).toHaveLength(1);
+    expect(upstream.seen[0]!.headers.get("authorization")).toBeNull();
+  });
+
   it("a real upstream never receives the caller's x-demo-fault or other caller headers", async () => {
     const upstream = fakeUpstream(() =>
       sseResponse([
