@@ -71,7 +71,14 @@ export async function startWranglerDev(
     // Its own process group, so stop() reaches workerd too.
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", CI: "1" },
+    // No `Request.cf` download from Cloudflare: tests stay on loopback.
+    env: {
+      ...process.env,
+      WRANGLER_SEND_METRICS: "false",
+      CLOUDFLARE_CF_FETCH_ENABLED: "false",
+      NO_COLOR: "1",
+      CI: "1",
+    },
   });
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
