@@ -60,7 +60,8 @@ export function createRelay(options: RelayOptions = {}): Hono {
       cors({
         origin: config.cors === true ? "*" : config.cors.origin,
         allowMethods: ["GET", "POST", "OPTIONS"],
-        allowHeaders: ["authorization", "content-type", DEMO_FAULT_HEADER],
+        // No allowHeaders: the preflight's own list is allowed. SDKs send headers of their
+        // own (the openai SDK's `x-stainless-*`), and only an allowlist ever goes upstream.
         exposeHeaders: ["x-stopstream-attempts", "x-stopstream-upstream"],
         maxAge: 600,
       }),
