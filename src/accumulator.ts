@@ -6,7 +6,9 @@
  * @module
  */
 
-import type { ChatResult, StreamEvent, ToolCall, Usage } from "./types.ts";
+import type { ChatResult, ReasoningDetail, StreamEvent, ToolCall, Usage } from "./types.ts";
+
+type ThinkingDetail = Extract<ReasoningDetail, { type: "thinking" }>;
 
 /** Where events go when the caller iterates. */
 export interface EventSink {
@@ -28,6 +30,8 @@ export class Accumulator {
   model = "";
   content = "";
   reasoning = "";
+  /** Signed and redacted reasoning blocks; stays `undefined` unless a protocol opens one. */
+  reasoningDetails: ReasoningDetail[] | undefined = undefined;
   refusal: string | undefined = undefined;
   toolCalls: ToolCall[] = [];
   finishReason: string | undefined = undefined;
@@ -41,6 +45,8 @@ export class Accumulator {
   continuedFrom = 0;
   /** `null` when nobody iterates: then no event object is ever allocated. */
   readonly sink: EventSink | null;
+  /** The thinking entry reasoning text and signature go to while its block is open. */
+  #thinking: ThinkingDetail | undefined = undefined;
 
   constructor(sink: EventSink | null, previous?: Accumulator) {
     this.sink = sink;
@@ -50,6 +56,10 @@ export class Accumulator {
       this.model = previous.model;
       this.content = previous.content;
       this.reasoning = previous.reasoning;
+      // The blocks stay in order; none is open: a new attempt starts its own.
+      if (previous.reasoningDetails !== undefined) {
+        this.reasoningDetails = previous.reasoningDetails.slice();
+      }
       this.refusal = previous.refusal;
       this.continuedFrom = previous.content.length;
     }
@@ -68,9 +78,39 @@ export class Accumulator {
   addReasoning(text: string): void {
     if (text.length === 0) return;
     this.reasoning += text;
+    if (this.#thinking !== undefined) this.#thinking.thinking += text;
     this.delivered = true;
     this.lastKind = "reasoning";
     if (this.sink !== null) this.sink.push({ type: "reasoning", text });
+  }
+
+  /**
+   * Opens a signed thinking entry in `reasoningDetails`: until {@linkcode endReasoningBlock},
+   * `addReasoning` text and `addReasoningSignature` fragments go to it as well.
+   */
+  startReasoningBlock(): void {
+    const entry: ThinkingDetail = { type: "thinking", thinking: "", signature: "" };
+    this.#thinking = entry;
+    if (this.reasoningDetails === undefined) this.reasoningDetails = [entry];
+    else this.reasoningDetails.push(entry);
+  }
+
+  /** Appends to the open thinking entry's signature (ignored when no entry is open). */
+  addReasoningSignature(signature: string): void {
+    if (this.#thinking !== undefined) this.#thinking.signature += signature;
+  }
+
+  /** Closes the open thinking entry, if any: later reasoning text is not part of it. */
+  endReasoningBlock(): void {
+    this.#thinking = undefined;
+  }
+
+  /** Adds an opaque redacted reasoning block (closing any open thinking entry). */
+  addRedactedReasoning(data: string): void {
+    this.#thinking = undefined;
+    const entry: ReasoningDetail = { type: "redacted_thinking", data };
+    if (this.reasoningDetails === undefined) this.reasoningDetails = [entry];
+    else this.reasoningDetails.push(entry);
   }
 
   /** Appends refusal text (OpenAI `delta.refusal`). */
@@ -135,6 +175,9 @@ export class Accumulator {
       finishReason,
       attempts,
     };
+    if (this.reasoningDetails !== undefined && this.reasoningDetails.length > 0) {
+      result.reasoningDetails = this.reasoningDetails;
+    }
     if (this.refusal !== undefined) result.refusal = this.refusal;
     if (this.providerFinishReason !== undefined) {
       result.providerFinishReason = this.providerFinishReason;

@@ -29,6 +29,7 @@ export type {
   ChatResult,
   PartialPolicy,
   ProtocolName,
+  ReasoningDetail,
   ResultTarget,
   RetryOptions,
   StreamChatOptions,

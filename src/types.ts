@@ -58,6 +58,24 @@ export interface ResultTarget {
 }
 
 /**
+ * One block of a model's reasoning that must go back to the provider unchanged: Anthropic's
+ * signed `thinking` blocks and opaque `redacted_thinking` blocks, in the order they arrived.
+ * Each entry has the shape of the Anthropic content block it came from, so it can be put back
+ * into the assistant message as is.
+ *
+ * @example
+ * ```ts
+ * const details: ReasoningDetail[] = [
+ *   { type: "thinking", thinking: "27 * 453 = 12231.", signature: "EqQBCgIYAhIM…" },
+ *   { type: "redacted_thinking", data: "EmwKAhgBEgy3va3pzix…" },
+ * ];
+ * ```
+ */
+export type ReasoningDetail =
+  | { type: "thinking"; thinking: string; signature: string }
+  | { type: "redacted_thinking"; data: string };
+
+/**
  * The assembled answer of one `streamChat` call.
  *
  * @example
@@ -72,6 +90,11 @@ export interface ChatResult {
   model: string;
   content: string;
   reasoning: string;
+  /**
+   * Signed and redacted reasoning blocks (Anthropic extended thinking), to send back with the
+   * assistant turn; absent when the provider sent none.
+   */
+  reasoningDetails?: ReasoningDetail[];
   refusal?: string;
   toolCalls: ToolCall[];
   /** Normalised: `stop`, `length`, `tool_calls` or `content_filter` (or the provider's value when unknown). */
