@@ -120,6 +120,9 @@ class AnthropicDecoder implements StreamDecoder {
           case "thinking_delta":
             if (typeof delta.thinking === "string") acc.addReasoning(delta.thinking);
             break;
+          case "signature_delta":
+            if (typeof delta.signature === "string") acc.addReasoningSignature(delta.signature);
+            break;
           case "input_json_delta": {
             const slot = this.#slots[message.index];
             if (slot !== undefined && typeof delta.partial_json === "string") {
@@ -127,16 +130,21 @@ class AnthropicDecoder implements StreamDecoder {
             }
             break;
           }
-            // signature_delta: dropped until ChatResult has a field for it (TODO in
-            // docs/protocols.md: agents need it to send thinking back). citations_delta: not kept.
+            // citations_delta: not kept.
         }
         return EVENT_PROGRESS;
       }
       case "content_block_start": {
         const block = message.content_block;
         if (block?.type === "text" && typeof block.text === "string") this.#text(block.text);
-        else if (block?.type === "thinking" && typeof block.thinking === "string") {
-          acc.addReasoning(block.thinking);
+        else if (block?.type === "thinking") {
+          // The caller must send the block back signed: its text and signature are kept whole.
+          acc.startReasoningBlock();
+          if (typeof block.thinking === "string") acc.addReasoning(block.thinking);
+          if (typeof block.signature === "string") acc.addReasoningSignature(block.signature);
+        } else if (block?.type === "redacted_thinking") {
+          // Arrives whole in the start event, no deltas follow; opaque, so not reasoning text.
+          acc.addRedactedReasoning(typeof block.data === "string" ? block.data : "");
         } else if (block?.type === "tool_use") {
           this.#slots[message.index] = acc.startToolCall(
             String(block.id ?? ""),
@@ -145,11 +153,11 @@ class AnthropicDecoder implements StreamDecoder {
           if (isNonEmptyObject(block.input)) this.#inputs[message.index] = block.input;
         }
         // `server_tool_use` (web search, code execution…) runs at Anthropic: not a call for the
-        // caller to make, so it gets no slot and its input deltas are skipped. `redacted_thinking`
-        // carries no readable text.
+        // caller to make, so it gets no slot and its input deltas are skipped.
         return EVENT_PROGRESS;
       }
       case "content_block_stop": {
+        acc.endReasoningBlock();
         const slot = this.#slots[message.index];
         // A tool without parameters streams no JSON at all: `{}` is what it was called with.
         if (slot !== undefined && acc.toolCalls[slot]?.arguments === "") {
@@ -245,8 +253,13 @@ function decodeMessage(message: unknown, acc: Accumulator): void {
   if (typeof m?.model === "string") acc.model = m.model;
   for (const block of Array.isArray(m?.content) ? m.content : []) {
     if (block?.type === "text" && typeof block.text === "string") acc.addText(block.text);
-    else if (block?.type === "thinking" && typeof block.thinking === "string") {
-      acc.addReasoning(block.thinking);
+    else if (block?.type === "thinking") {
+      acc.startReasoningBlock();
+      if (typeof block.thinking === "string") acc.addReasoning(block.thinking);
+      if (typeof block.signature === "string") acc.addReasoningSignature(block.signature);
+      acc.endReasoningBlock();
+    } else if (block?.type === "redacted_thinking") {
+      acc.addRedactedReasoning(typeof block.data === "string" ? block.data : "");
     } else if (block?.type === "tool_use") {
       const slot = acc.startToolCall(String(block.id ?? ""), String(block.name ?? ""));
       acc.addToolArguments(slot, JSON.stringify(block.input ?? {}));
