@@ -85,7 +85,7 @@ function summarize(records, closes, trials, batched) {
   for (const r of records) {
     endings[r.end] = (endings[r.end] ?? 0) + 1;
     if (r.latencyMs !== null) latencies.push(r.latencyMs);
-    const closedAt = closes[r.id];
+    const closedAt = closes[r.id]?.ns;
     if (closedAt !== undefined && r.abortAtNs !== 0n) {
       closeLatencies.push(Number(BigInt(closedAt) - r.abortAtNs) / 1e6);
     }

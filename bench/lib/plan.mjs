@@ -23,13 +23,13 @@ export const PHASES = ["headers", "mid", "backoff"];
 /** The benchmark plan. */
 export function makePlan(quick) {
   const n = quick ? 20_000 : 100_000;
-  const runs = quick ? 3 : 5;
+  const runs = quick ? 2 : 5;
   const throughput = [
     { workload: "openai", n, delivery: "chunked", contenders: ALL, runs },
-    { workload: "openai", n, delivery: "event", contenders: ALL, runs: quick ? 2 : runs },
-    { workload: "openai", n, delivery: "http", contenders: ALL, runs: quick ? 2 : runs },
-    { workload: "tools", n, delivery: "chunked", contenders: OURS, runs: quick ? 2 : runs },
-    { workload: "anthropic", n, delivery: "chunked", contenders: OURS, runs: quick ? 2 : runs },
+    { workload: "openai", n, delivery: "event", contenders: ALL, runs: quick ? 1 : runs },
+    { workload: "openai", n, delivery: "http", contenders: ALL, runs: quick ? 1 : runs },
+    { workload: "tools", n, delivery: "chunked", contenders: OURS, runs: quick ? 1 : runs },
+    { workload: "anthropic", n, delivery: "chunked", contenders: OURS, runs: quick ? 1 : runs },
   ];
   if (!quick) {
     throughput.push(
@@ -51,6 +51,13 @@ export function makePlan(quick) {
     throughput,
     interrupt: { contenders: INTERRUPT, phases: PHASES, trials: quick ? 20 : 100 },
     ttfd: { contenders: TTFD, trials: quick ? 30 : 200, warmup: quick ? 5 : 20 },
+    relay: {
+      trials: quick ? 20 : 100,
+      n: quick ? 20_000 : 100_000,
+      runs: quick ? 1 : 3,
+      streams: 200,
+      waves: quick ? 2 : 5,
+    },
   };
 }
 

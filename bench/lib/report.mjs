@@ -68,7 +68,8 @@ export function renderMarkdown(results) {
       results.quick ? " — **quick run: small N, few runs; indicative only**" : ""
     } (${Math.round(results.durationMs / 1000)} s).`,
     "",
-    `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}.`,
+    `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}; load ` +
+    `average ${m.loadAverageBefore?.join(" / ")} before, ${m.loadAverageAfter?.join(" / ")} after.`,
     "",
     `Versions: ${Object.entries(v).map(([k, val]) => `${k} ${val ?? "?"}`).join(", ")}.`,
     "",
@@ -81,12 +82,12 @@ export function renderMarkdown(results) {
     "## Results",
     "",
     ...allTables(results).flatMap((t) => [markdownTable(t), ""]),
-    "## Relay",
-    "",
-    results.relay?.status === "todo"
-      ? `**TODO** — ${results.relay.note}`
-      : "```json\n" + JSON.stringify(results.relay, null, 2) + "\n```",
-    "",
+    ...(results.relay?.status === "measured" ? [] : [
+      "## Relay",
+      "",
+      `Not measured in this run: ${results.relay?.error ?? results.relay?.status}.`,
+      "",
+    ]),
     "## Method",
     "",
     ...METHOD,
@@ -127,4 +128,16 @@ const METHOD = [
   "  `reader.read()` (first chunk), the reference for the target.",
   "- `raw-decode` is `reader.read()` + `TextDecoder`; `floor` is `eventsource-parser`",
   "  `createParser` + `JSON.parse` + string concatenation, the least work a correct parser does.",
+  "- Relay: the Worker runs locally through wrangler's `unstable_startWorker`, the dev runtime",
+  "  behind `wrangler dev` (same wrangler.toml, same local workerd), with the DevTools inspector",
+  "  off: the `wrangler dev` CLI always attaches an inspector proxy that ships one Network event",
+  "  per response chunk, which under 100–200 concurrent streams took workerd past 1 GiB RSS and",
+  '  into "Too many open files" — wrangler\'s instrumentation, not the relay. Direct and relay',
+  "  requests take turns, read by the floor consumer. Load: waves of 200 concurrent paced",
+  "  streams (100 deltas, one per 10 ms), every fifth caller aborting after 5–74 deltas; after",
+  "  each wave, what the upstream saw (requests, cancelled early, still open), the time from",
+  "  each disconnect to its upstream connection closing, and workerd's RSS.",
+  "- Throughput ratios are judged on wall time as the issue asks; the main-thread CPU column",
+  "  (`/proc/self/task/<pid>/schedstat`) is the same ratio with time lost to other processes",
+  "  removed — when they disagree, the machine was busy (see the load averages above).",
 ];

@@ -5,7 +5,10 @@
 //   hang.<id>                 accept the request and never answer
 //   park.<id>                 send headers and three deltas, then go quiet
 //   e503.<id>                 answer 503 (no Retry-After), every time
-// and GET /meta/<tp key> (sizes + text hash), POST /closes (when each hang/park connection
+//   slow.<id>                 100 deltas, one every 10 ms (counted in GET /stats)
+// and the same scenarios under /m/<anything>, named by the request body's `model` (the relay's
+// upstream URL is fixed, the body passes through),
+// plus GET /meta/<tp key> (sizes + text hash), POST /closes (when each hang/park connection
 // closed, `process.hrtime.bigint()` in ns: the same monotonic clock as the child).
 
 import { createServer } from "node:http";
@@ -47,7 +50,8 @@ function pump(res, bytes) {
 }
 
 /**
- * POST /closes with a JSON array of ids: answers `{ id: ns }` once every id's connection has
+ * POST /closes with a JSON array of ids: answers `{ id: { ns, completed } }` (`completed`: the
+ * response had been sent in full before the connection closed) once every id's connection has
  * closed (or after 2 s with those that did), so the last abort's close is never missed.
  */
 async function reportCloses(req, res) {
@@ -60,7 +64,8 @@ async function reportCloses(req, res) {
   }
   const out = {};
   for (const id of ids) {
-    if (closes.has(id)) out[id] = closes.get(id).toString();
+    const close = closes.get(id);
+    if (close) out[id] = { ns: close.ns.toString(), completed: close.completed };
     closes.delete(id);
   }
   res.writeHead(200, { "content-type": "application/json" });
@@ -70,25 +75,35 @@ async function reportCloses(req, res) {
 const short = openaiStream(6, 7);
 const park = openaiStream(3, 8);
 
-function route(req, res) {
-  const url = new URL(req.url, "http://127.0.0.1");
-  const parts = url.pathname.split("/");
-  if (parts[1] === "meta") {
-    const { bytes, events, textLength, textHash } = workload(parts[2]);
-    res.writeHead(200, { "content-type": "application/json" });
-    return void res.end(JSON.stringify({ bytes: bytes.length, events, textLength, textHash }));
-  }
-  if (parts[1] === "closes") return void reportCloses(req, res);
-  if (parts[1] !== "s" || !parts[2]) {
-    res.writeHead(404);
-    return void res.end();
-  }
-  const scenario = parts[2];
+// Paced streams for the relay load test: counted while open, and whether they were cut short.
+const SLOW = openaiStream(100, 9);
+const SLOW_EVERY_MS = 10;
+const slowStats = { started: 0, completed: 0, cancelled: 0, open: 0 };
+
+function slow(res, id) {
+  slowStats.started++;
+  slowStats.open++;
+  res.writeHead(200, SSE_HEADERS);
+  let i = 0;
+  const timer = setInterval(() => {
+    const end = Math.min(i + 1, SLOW.offsets.length - 1);
+    res.write(SLOW.bytes.subarray(SLOW.offsets[i], SLOW.offsets[end]));
+    i = end;
+    if (i === SLOW.offsets.length - 1) res.end();
+  }, SLOW_EVERY_MS);
+  res.once("close", () => {
+    closes.set(id, { ns: process.hrtime.bigint(), completed: res.writableFinished });
+    clearInterval(timer);
+    slowStats.open--;
+    if (res.writableFinished) slowStats.completed++;
+    else slowStats.cancelled++;
+  });
+}
+
+function serve(scenario, res) {
   const dot = scenario.indexOf(".");
   const kind = dot < 0 ? scenario : scenario.slice(0, dot);
   const id = scenario.slice(dot + 1);
-  // Drain the request body so the request is complete from the client's point of view.
-  req.resume();
   if (kind === "tp") {
     res.writeHead(200, SSE_HEADERS);
     return pump(res, workload(scenario).bytes);
@@ -97,8 +112,9 @@ function route(req, res) {
     res.writeHead(200, SSE_HEADERS);
     return void res.end(short.bytes);
   }
+  if (kind === "slow") return slow(res, id);
   if (kind === "hang" || kind === "park") {
-    res.once("close", () => closes.set(id, process.hrtime.bigint()));
+    res.once("close", () => closes.set(id, { ns: process.hrtime.bigint(), completed: false }));
     if (kind === "park") {
       res.writeHead(200, SSE_HEADERS);
       // The first five events: the role chunk and three deltas (not the finish).
@@ -114,6 +130,36 @@ function route(req, res) {
   }
   res.writeHead(404);
   res.end();
+}
+
+async function scenarioFromBody(req, res) {
+  let body = "";
+  for await (const chunk of req) body += chunk;
+  serve(String(JSON.parse(body).model), res);
+}
+
+function route(req, res) {
+  const url = new URL(req.url, "http://127.0.0.1");
+  const parts = url.pathname.split("/");
+  if (parts[1] === "meta") {
+    const { bytes, events, textLength, textHash } = workload(parts[2]);
+    res.writeHead(200, { "content-type": "application/json" });
+    return void res.end(JSON.stringify({ bytes: bytes.length, events, textLength, textHash }));
+  }
+  if (parts[1] === "closes") return void reportCloses(req, res);
+  if (parts[1] === "stats") {
+    res.writeHead(200, { "content-type": "application/json" });
+    return void res.end(JSON.stringify(slowStats));
+  }
+  // Behind the relay the path is fixed (its UPSTREAM_BASE_URL): the model names the scenario.
+  if (parts[1] === "m") return void scenarioFromBody(req, res);
+  if (parts[1] !== "s" || !parts[2]) {
+    res.writeHead(404);
+    return void res.end();
+  }
+  // Drain the request body so the request is complete from the client's point of view.
+  req.resume();
+  serve(parts[2], res);
 }
 
 /** Starts the server on an ephemeral loopback port; resolves with its base URL. */

@@ -1,6 +1,7 @@
 // The result tables, as data (title, header, rows), shared by the stdout table and BENCHMARKS.md.
 
 import { ALL, INTERRUPT, PHASES, TTFD } from "./plan.mjs";
+import { relayTables } from "./relay_bench.mjs";
 
 /** Milliseconds, with fewer decimals as they grow. */
 export function ms(v) {
@@ -164,6 +165,7 @@ export function allTables(results) {
     ratioTable(results),
     ...interruptTables(results),
     ttfdTable(results),
+    ...relayTables(results),
   ].filter(Boolean);
 }
 

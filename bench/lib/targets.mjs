@@ -123,6 +123,42 @@ function ttfdTargets(list, ttfd) {
   );
 }
 
+function relayTargets(list, relay) {
+  if (relay?.status !== "measured") {
+    check(
+      list,
+      "relay: upstream connections closed, memory flat",
+      "relay",
+      null,
+      null,
+      null,
+      `not measured: ${relay?.error ?? relay?.status ?? "not run"}`,
+    );
+    return;
+  }
+  const l = relay.load;
+  const open = l.waves.reduce((n, w) => n + w.upstreamOpenAtEnd, 0);
+  check(
+    list,
+    `relay: every upstream connection closed after ${l.streams} streams × ${l.waves.length}`,
+    "relay",
+    open,
+    0,
+    open === 0,
+    "open at the end",
+  );
+  const rss = l.waves.map((w) => w.workerdRSSMiB);
+  check(
+    list,
+    "relay: workerd memory flat across waves (last ≤ 1.1× wave 2)",
+    "relay",
+    rss.at(-1),
+    rss[1] === undefined ? null : Math.round(rss[1] * 11) / 10,
+    l.memoryFlat,
+    "MiB",
+  );
+}
+
 /** Every target check for a results object. */
 export function evaluateTargets(results) {
   const list = [];
@@ -131,5 +167,6 @@ export function evaluateTargets(results) {
   rssTargets(list, results.throughput);
   interruptTargets(list, results.interrupt);
   ttfdTargets(list, results.ttfd);
+  relayTargets(list, results.relay);
   return list;
 }
