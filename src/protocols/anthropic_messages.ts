@@ -8,7 +8,6 @@
 
 import type { Accumulator } from "../accumulator.ts";
 import type { Usage } from "../types.ts";
-import { joinURL } from "./openai_chat.ts";
 import {
   EVENT_KEEPALIVE,
   EVENT_PROGRESS,
@@ -19,7 +18,9 @@ import {
   type RequestTarget,
   type StreamDecoder,
 } from "./protocol.ts";
+import { joinURL, requestHeaders } from "./request.ts";
 import { upstreamError } from "./upstream_error.ts";
+import { usage } from "./usage.ts";
 import { errorEventPayload, type EventData, parseEventData } from "./event_data.ts";
 
 /** Usage as Anthropic reports it (`message_start.message.usage`, `message_delta.usage`). */
@@ -238,12 +239,10 @@ function trailingWhitespace(text: string): string {
  * ```
  */
 export function anthropicUsage(raw: AnthropicUsage): Usage {
-  const cacheRead = raw.cache_read_input_tokens ?? 0;
-  const inputTokens = (raw.input_tokens ?? 0) + (raw.cache_creation_input_tokens ?? 0) + cacheRead;
-  const outputTokens = raw.output_tokens ?? 0;
-  const usage: Usage = { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens, raw };
-  if (typeof raw.cache_read_input_tokens === "number") usage.cachedInputTokens = cacheRead;
-  return usage;
+  const cacheRead = raw.cache_read_input_tokens;
+  const inputTokens = (raw.input_tokens ?? 0) + (raw.cache_creation_input_tokens ?? 0) +
+    (cacheRead ?? 0);
+  return usage(inputTokens, raw.output_tokens ?? 0, undefined, cacheRead, undefined, raw);
 }
 
 /** Delivers a whole (non-streaming) Message to the accumulator. */
@@ -282,12 +281,7 @@ function decodeMessage(message: unknown, acc: Accumulator): void {
 export const anthropicMessages: Protocol = {
   name: "anthropic-messages",
   buildRequest(target: RequestTarget): ProtocolRequest {
-    const headers = new Headers({
-      "content-type": "application/json",
-      accept: "text/event-stream",
-      "anthropic-version": "2023-06-01",
-    });
-    target.headers.forEach((value, name) => headers.set(name, value));
+    const headers = requestHeaders(target, { "anthropic-version": "2023-06-01" });
     // The caller's own x-api-key (a gateway's, say) is kept as given.
     if (target.apiKey !== undefined && !target.headers.has("x-api-key")) {
       headers.set("x-api-key", target.apiKey);

@@ -18,7 +18,9 @@ import {
   type RequestTarget,
   type StreamDecoder,
 } from "./protocol.ts";
+import { bearerHeaders, joinURL } from "./request.ts";
 import { upstreamError } from "./upstream_error.ts";
+import { usage } from "./usage.ts";
 
 /** One `chat.completion.chunk` as sent on the wire (the fields stopstream reads). */
 export interface OpenAIChatChunk {
@@ -165,19 +167,14 @@ class OpenAIChatDecoder implements StreamDecoder {
  * ```
  */
 export function openAIUsage(raw: OpenAIUsage): Usage {
-  const inputTokens = raw.prompt_tokens ?? 0;
-  const outputTokens = raw.completion_tokens ?? 0;
-  const usage: Usage = {
-    inputTokens,
-    outputTokens,
-    totalTokens: raw.total_tokens ?? inputTokens + outputTokens,
+  return usage(
+    raw.prompt_tokens ?? 0,
+    raw.completion_tokens ?? 0,
+    raw.total_tokens,
+    raw.prompt_tokens_details?.cached_tokens,
+    raw.completion_tokens_details?.reasoning_tokens,
     raw,
-  };
-  const reasoning = raw.completion_tokens_details?.reasoning_tokens;
-  if (typeof reasoning === "number") usage.reasoningTokens = reasoning;
-  const cached = raw.prompt_tokens_details?.cached_tokens;
-  if (typeof cached === "number") usage.cachedInputTokens = cached;
-  return usage;
+  );
 }
 
 /** Delivers a whole `chat.completion` object (a non-streaming answer) to the accumulator. */
@@ -217,12 +214,7 @@ function decodeMessage(message: unknown, acc: Accumulator): void {
 export const openAIChat: Protocol = {
   name: "openai-chat",
   buildRequest(target: RequestTarget): ProtocolRequest {
-    const headers = new Headers({
-      "content-type": "application/json",
-      accept: "text/event-stream",
-    });
-    target.headers.forEach((value, name) => headers.set(name, value));
-    if (target.apiKey !== undefined) headers.set("authorization", `Bearer ${target.apiKey}`);
+    const headers = bearerHeaders(target);
     const body: Record<string, unknown> = { ...target.body, stream: true };
     const streamOptions = target.body.stream_options as Record<string, unknown> | undefined;
     if (streamOptions?.include_usage === undefined) {
@@ -249,17 +241,3 @@ export const openAIChat: Protocol = {
     };
   },
 };
-
-/**
- * Joins a base URL and a path, tolerating a trailing slash on the base.
- *
- * @example
- * ```ts
- * joinURL("https://api.openai.com/v1/", "/chat/completions"); // "https://api.openai.com/v1/chat/completions"
- * ```
- */
-export function joinURL(baseURL: string, path: string): string {
-  let end = baseURL.length;
-  while (end > 0 && baseURL.charCodeAt(end - 1) === 47) end--;
-  return baseURL.slice(0, end) + path;
-}

@@ -9,7 +9,6 @@
 import type { Accumulator } from "../accumulator.ts";
 import { UpstreamStreamError } from "../errors.ts";
 import type { Usage } from "../types.ts";
-import { joinURL } from "./openai_chat.ts";
 import {
   EVENT_PROGRESS,
   EVENT_TERMINAL,
@@ -19,7 +18,9 @@ import {
   type RequestTarget,
   type StreamDecoder,
 } from "./protocol.ts";
+import { bearerHeaders, joinURL } from "./request.ts";
 import { upstreamError } from "./upstream_error.ts";
+import { usage } from "./usage.ts";
 import { errorEventPayload, type EventData, parseEventData } from "./event_data.ts";
 
 /** Usage as the Responses API reports it. */
@@ -233,19 +234,14 @@ export function responsesError(payload: unknown): UpstreamStreamError {
  * ```
  */
 export function responsesUsage(raw: ResponsesUsage): Usage {
-  const inputTokens = raw.input_tokens ?? 0;
-  const outputTokens = raw.output_tokens ?? 0;
-  const usage: Usage = {
-    inputTokens,
-    outputTokens,
-    totalTokens: raw.total_tokens ?? inputTokens + outputTokens,
+  return usage(
+    raw.input_tokens ?? 0,
+    raw.output_tokens ?? 0,
+    raw.total_tokens,
+    raw.input_tokens_details?.cached_tokens,
+    raw.output_tokens_details?.reasoning_tokens,
     raw,
-  };
-  const cached = raw.input_tokens_details?.cached_tokens;
-  if (typeof cached === "number") usage.cachedInputTokens = cached;
-  const reasoning = raw.output_tokens_details?.reasoning_tokens;
-  if (typeof reasoning === "number") usage.reasoningTokens = reasoning;
-  return usage;
+  );
 }
 
 /** Delivers a whole (non-streaming) Response object to the accumulator. */
@@ -286,12 +282,7 @@ function decodeMessage(message: unknown, acc: Accumulator): void {
 export const openAIResponses: Protocol = {
   name: "openai-responses",
   buildRequest(target: RequestTarget): ProtocolRequest {
-    const headers = new Headers({
-      "content-type": "application/json",
-      accept: "text/event-stream",
-    });
-    target.headers.forEach((value, name) => headers.set(name, value));
-    if (target.apiKey !== undefined) headers.set("authorization", `Bearer ${target.apiKey}`);
+    const headers = bearerHeaders(target);
     const body = JSON.stringify({ ...target.body, stream: true });
     return { url: joinURL(target.baseURL, "/responses"), headers, body };
   },
