@@ -69,50 +69,99 @@ async function respond(
   origin: string,
 ): Promise<void> {
   const aborter = new AbortController();
-  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   res.on("close", () => {
-    if (res.writableFinished) return;
-    aborter.abort(new Error("client closed the connection"));
-    // Not awaited: the socket is gone, and a cancel may wait on the producer.
-    reader?.cancel(new Error("client closed the connection")).catch(() => {});
+    if (!res.writableFinished) aborter.abort(new Error("client closed the connection"));
   });
   try {
-    const chunks: Uint8Array[] = [];
-    for await (const chunk of req) chunks.push(chunk as Uint8Array);
-    const headers = new Headers();
-    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
-      headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
-    }
-    const method = req.method ?? "GET";
-    const init: RequestInit = { method, headers, signal: aborter.signal };
-    if (method !== "GET" && method !== "HEAD") init.body = concat(chunks);
-    const response = await handler(new Request(origin + (req.url ?? "/"), init));
-    if (res.destroyed) {
-      response.body?.cancel().catch(() => {});
-      return;
-    }
-    const outHeaders: Record<string, string> = {};
-    response.headers.forEach((value, name) => (outHeaders[name] = value));
-    res.writeHead(response.status, outHeaders);
-    res.flushHeaders();
-    if (response.body === null) return void res.end();
-    reader = response.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done || res.destroyed) break;
-      if (!res.write(value)) {
-        await new Promise<void>((resolve) => {
-          res.once("drain", resolve);
-          res.once("close", resolve);
-        });
-      }
-    }
-    if (!res.destroyed) res.end();
+    const response = await handler(await toWebRequest(req, origin, aborter.signal));
+    await writeWebResponse(response, res);
   } catch {
     // A failed handler or a body that errored: cut the socket so the client sees a dropped
     // connection, never a clean end of a truncated stream.
     res.destroy();
   }
+}
+
+/**
+ * The headers of a `node:http` request as a `Headers` (repeated names appended, not merged).
+ *
+ * @example
+ * ```ts
+ * const headers = webHeaders(req);
+ * headers.get("content-type"); // "application/json"
+ * ```
+ */
+export function webHeaders(req: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  }
+  return headers;
+}
+
+/**
+ * Reads a `node:http` request (its whole body) into a fetch `Request` on `origin`.
+ *
+ * @example
+ * ```ts
+ * const request = await toWebRequest(req, "http://127.0.0.1:8787", aborter.signal);
+ * request.url; // "http://127.0.0.1:8787/v1/chat/completions"
+ * ```
+ */
+export async function toWebRequest(
+  req: IncomingMessage,
+  origin: string,
+  signal: AbortSignal,
+  headers: Headers = webHeaders(req),
+): Promise<Request> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of req) chunks.push(chunk as Uint8Array);
+  const method = req.method ?? "GET";
+  const init: RequestInit = { method, headers, signal };
+  if (method !== "GET" && method !== "HEAD") init.body = concat(chunks);
+  return new Request(origin + (req.url ?? "/"), init);
+}
+
+/**
+ * Writes a fetch `Response` to a `node:http` response, streaming the body chunk by chunk
+ * (waiting for `drain`). When the client goes away first, the body is cancelled without
+ * waiting (the socket is gone, and a cancel may wait on the producer). Rejects when the body
+ * errors; the caller decides how to end the socket.
+ *
+ * @example
+ * ```ts
+ * await writeWebResponse(new Response("hi"), res);
+ * ```
+ */
+export async function writeWebResponse(response: Response, res: ServerResponse): Promise<void> {
+  if (res.destroyed) {
+    response.body?.cancel().catch(() => {});
+    return;
+  }
+  const outHeaders: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => (outHeaders[name] = value));
+  // `forEach` yields each set-cookie on its own: keep them all, not the last one.
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) outHeaders["set-cookie"] = cookies;
+  res.writeHead(response.status, outHeaders);
+  res.flushHeaders();
+  if (response.body === null) return void res.end();
+  const reader = response.body.getReader();
+  res.on("close", () => {
+    if (res.writableFinished) return;
+    reader.cancel(new Error("client closed the connection")).catch(() => {});
+  });
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done || res.destroyed) break;
+    if (!res.write(value)) {
+      await new Promise<void>((resolve) => {
+        res.once("drain", resolve);
+        res.once("close", resolve);
+      });
+    }
+  }
+  if (!res.destroyed) res.end();
 }
 
 function concat(chunks: Uint8Array[]): Uint8Array<ArrayBuffer> {

@@ -7,6 +7,7 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { toWebRequest, webHeaders, writeWebResponse } from "../../src/cli/serve.ts";
 
 /**
  * One request the server received, and how its response ended.
@@ -120,60 +121,30 @@ function serve(
   res: ServerResponse,
   origin: string,
 ): ServedRequest {
-  const headers = new Headers();
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    headers.append(req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string);
-  }
+  const headers = webHeaders(req);
   const aborter = new AbortController();
-  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   let dropped = false;
   const closed = new Promise<"finished" | "aborted" | "dropped">((resolve) => {
     res.on("close", () => {
       if (res.writableFinished) return resolve("finished");
       if (dropped) return resolve("dropped");
+      // `writeWebResponse` cancels the body reader (not awaited) on this same close.
       aborter.abort(new Error("client closed the connection"));
-      // Not awaited: a cancel may wait on the source, and the socket is already gone.
-      reader?.cancel(new Error("client closed the connection")).catch(() => {});
       resolve("aborted");
     });
   });
   const method = req.method ?? "GET";
   void (async () => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const init: RequestInit = { method, headers, signal: aborter.signal };
-    if (method !== "GET" && method !== "HEAD") init.body = Buffer.concat(chunks);
+    const request = await toWebRequest(req, origin, aborter.signal, headers);
     let response: Response;
     try {
-      response = await handler(new Request(origin + (req.url ?? "/"), init));
+      response = await handler(request);
     } catch (error) {
       res.writeHead(500, { "content-type": "text/plain" }).end(String(error));
       return;
     }
-    if (res.destroyed) {
-      await response.body?.cancel().catch(() => {});
-      return;
-    }
-    const outHeaders: Record<string, string | string[]> = {};
-    response.headers.forEach((value, name) => (outHeaders[name] = value));
-    const cookies = response.headers.getSetCookie();
-    if (cookies.length > 0) outHeaders["set-cookie"] = cookies;
-    res.writeHead(response.status, outHeaders);
-    res.flushHeaders();
-    if (response.body === null) return void res.end();
-    reader = response.body.getReader();
     try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done || res.destroyed) break;
-        if (!res.write(value)) {
-          await new Promise<void>((resolve) => {
-            res.once("drain", resolve);
-            res.once("close", resolve);
-          });
-        }
-      }
-      if (!res.destroyed) res.end();
+      await writeWebResponse(response, res);
     } catch {
       // The body errored mid-stream: cut the socket so the client cannot mistake it for an end.
       dropped = true;
