@@ -1,20 +1,11 @@
-import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { streamChat } from "../../src/stream_chat.ts";
-import type { StreamChatOptions } from "../../src/types.ts";
 import { BASE_URL, sseReply, useMockUpstream } from "../support/msw.ts";
 import { chunk, collect, DONE, ofType, sse, usageChunk } from "../support/sse.ts";
+import { BODY, options } from "../support/chat.ts";
+import { fixture } from "./protocol_replay.ts";
 
 const upstream = useMockUpstream();
-const BODY = { model: "gpt-test", messages: [{ role: "user", content: "Hi" }] };
-
-function options(extra: Partial<StreamChatOptions> = {}): StreamChatOptions {
-  return { baseURL: BASE_URL, body: BODY, retry: { initialDelayMs: 1, maxDelayMs: 2 }, ...extra };
-}
-
-function fixture(name: string): string {
-  return readFileSync(new URL(`./fixtures/${name}`, import.meta.url), "utf8");
-}
 
 /** Streams `body` once and returns events and result; asserts one request was made. */
 async function run(body: string) {

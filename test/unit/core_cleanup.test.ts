@@ -1,30 +1,10 @@
 import { describe, expect, test } from "vitest";
 import { streamChat } from "../../src/stream_chat.ts";
-import type { StreamChatOptions } from "../../src/types.ts";
-import { BASE_URL, networkError, noAnswer, useMockUpstream } from "../support/msw.ts";
+import { networkError, noAnswer, useMockUpstream } from "../support/msw.ts";
 import { chunk, collect, openAIText, sse, trackListeners } from "../support/sse.ts";
+import { options, rejection } from "../support/chat.ts";
 
 const upstream = useMockUpstream();
-const BODY = { model: "gpt-test", messages: [{ role: "user", content: "Hi" }] };
-
-function options(extra: Partial<StreamChatOptions> = {}): StreamChatOptions {
-  return {
-    baseURL: BASE_URL,
-    body: BODY,
-    retry: { initialDelayMs: 1, maxDelayMs: 2 },
-    ...extra,
-  };
-}
-
-/** Rejection of `promise`, failing the test if it resolves. */
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected a rejection");
-}
 
 describe("clean-up on every path", () => {
   /** Counts live timers made through the global setTimeout while `body` runs. */

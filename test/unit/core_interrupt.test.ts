@@ -1,10 +1,8 @@
 import { describe, expect, test } from "vitest";
 import { InterruptedError, isInterruptedError } from "../../src/errors.ts";
 import { streamChat } from "../../src/stream_chat.ts";
-import type { StreamChatOptions } from "../../src/types.ts";
 import {
   after,
-  BASE_URL,
   gate,
   jsonReply,
   networkError,
@@ -13,28 +11,9 @@ import {
   useMockUpstream,
 } from "../support/msw.ts";
 import { chunk, collect, openAIText, settlesNow, sse, trackListeners } from "../support/sse.ts";
+import { BODY, options, rejection } from "../support/chat.ts";
 
 const upstream = useMockUpstream();
-const BODY = { model: "gpt-test", messages: [{ role: "user", content: "Hi" }] };
-
-function options(extra: Partial<StreamChatOptions> = {}): StreamChatOptions {
-  return {
-    baseURL: BASE_URL,
-    body: BODY,
-    retry: { initialDelayMs: 1, maxDelayMs: 2 },
-    ...extra,
-  };
-}
-
-/** Rejection of `promise`, failing the test if it resolves. */
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected a rejection");
-}
 
 describe("the three motivating scenarios", () => {
   test("(a) an interrupt while the first attempt fails with a connection error: one request, InterruptedError", async () => {

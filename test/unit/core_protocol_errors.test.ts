@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import {
   APIStatusError,
@@ -8,27 +7,12 @@ import {
 } from "../../src/errors.ts";
 import { streamChat } from "../../src/stream_chat.ts";
 import type { StreamChatOptions } from "../../src/types.ts";
-import {
-  BASE_URL,
-  jsonReply,
-  type Reply,
-  sseReply,
-  textReply,
-  useMockUpstream,
-} from "../support/msw.ts";
+import { jsonReply, type Reply, sseReply, textReply, useMockUpstream } from "../support/msw.ts";
 import { chunk, collect, DONE, ofType, openAIText, splitBytes, sse } from "../support/sse.ts";
+import { OK, options } from "../support/chat.ts";
+import { fixture } from "./protocol_replay.ts";
 
 const upstream = useMockUpstream();
-const BODY = { model: "gpt-test", messages: [{ role: "user", content: "Hi" }] };
-const OK = sseReply(openAIText(["o", "k"]));
-
-function options(extra: Partial<StreamChatOptions> = {}): StreamChatOptions {
-  return { baseURL: BASE_URL, body: BODY, retry: { initialDelayMs: 1, maxDelayMs: 2 }, ...extra };
-}
-
-function fixture(name: string): string {
-  return readFileSync(new URL(`./fixtures/${name}`, import.meta.url), "utf8");
-}
 
 async function outcome(reply: Reply, extra: Partial<StreamChatOptions> = {}) {
   upstream.reply(reply, OK);

@@ -1,28 +1,11 @@
 import { describe, expect, test } from "vitest";
 import { APIStatusError, ConnectionError } from "../../src/errors.ts";
 import { streamChat } from "../../src/stream_chat.ts";
-import type { StreamChatOptions } from "../../src/types.ts";
-import { BASE_URL, jsonReply, networkError, sseReply, useMockUpstream } from "../support/msw.ts";
+import { jsonReply, networkError, sseReply, useMockUpstream } from "../support/msw.ts";
 import { collect, ofType, openAIText } from "../support/sse.ts";
+import { errorBody, failure, OK, options } from "../support/chat.ts";
 
 const upstream = useMockUpstream();
-const BODY = { model: "gpt-test", messages: [{ role: "user", content: "Hi" }] };
-const OK = sseReply(openAIText(["o", "k"]));
-
-function options(extra: Partial<StreamChatOptions> = {}): StreamChatOptions {
-  return { baseURL: BASE_URL, body: BODY, retry: { initialDelayMs: 1, maxDelayMs: 2 }, ...extra };
-}
-
-/** Runs a call that must fail, by iteration, and returns its error and events. */
-async function failure(extra: Partial<StreamChatOptions> = {}) {
-  const { events, error, result } = await collect(streamChat(options(extra)));
-  expect(result).toBeUndefined();
-  return { events, error: error as Error & { attempts?: number } };
-}
-
-const errorBody = (message: string, type = "server_error", code: string | null = null) => ({
-  error: { message, type, param: null, code },
-});
 
 describe("delays", () => {
   test("retry events carry the attempt about to start and a jittered delay within bounds", async () => {

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "vitest";
 import { InterruptedError, PartialStreamError } from "../../src/errors.ts";
 import { streamChat } from "../../src/stream_chat.ts";
-import type { StreamChatOptions, StreamEvent } from "../../src/types.ts";
-import { BASE_URL, gate, sseReply, useMockUpstream } from "../support/msw.ts";
+import type { StreamEvent } from "../../src/types.ts";
+import { gate, sseReply, useMockUpstream } from "../support/msw.ts";
 import {
   chunk,
   collect,
@@ -15,13 +15,9 @@ import {
   trackListeners,
   usageChunk,
 } from "../support/sse.ts";
+import { options } from "../support/chat.ts";
 
 const upstream = useMockUpstream();
-const BODY = { model: "gpt-test", messages: [{ role: "user", content: "Hi" }] };
-
-function options(extra: Partial<StreamChatOptions> = {}): StreamChatOptions {
-  return { baseURL: BASE_URL, body: BODY, retry: { initialDelayMs: 1, maxDelayMs: 2 }, ...extra };
-}
 
 /** A paced stream: one chunk per event, `parts` as text, usage, [DONE]. */
 function paced(parts: string[], delayMs = 1): Step[] {

@@ -1,37 +1,11 @@
 import { describe, expect, test } from "vitest";
 import { ConnectionError, PartialStreamError, UpstreamStreamError } from "../../src/errors.ts";
 import { streamChat } from "../../src/stream_chat.ts";
-import type { StreamChatOptions } from "../../src/types.ts";
-import { BASE_URL, jsonReply, sseReply, useMockUpstream } from "../support/msw.ts";
+import { jsonReply, sseReply, useMockUpstream } from "../support/msw.ts";
 import { chunk, collect, ofType, openAIText, sse } from "../support/sse.ts";
+import { errorBody, failure, OK, options, rejection } from "../support/chat.ts";
 
 const upstream = useMockUpstream();
-const BODY = { model: "gpt-test", messages: [{ role: "user", content: "Hi" }] };
-const OK = sseReply(openAIText(["o", "k"]));
-
-function options(extra: Partial<StreamChatOptions> = {}): StreamChatOptions {
-  return { baseURL: BASE_URL, body: BODY, retry: { initialDelayMs: 1, maxDelayMs: 2 }, ...extra };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected a rejection");
-}
-
-/** Runs a call that must fail, by iteration, and returns its error and events. */
-async function failure(extra: Partial<StreamChatOptions> = {}) {
-  const { events, error, result } = await collect(streamChat(options(extra)));
-  expect(result).toBeUndefined();
-  return { events, error: error as Error & { attempts?: number } };
-}
-
-const errorBody = (message: string, type = "server_error", code: string | null = null) => ({
-  error: { message, type, param: null, code },
-});
 
 describe("stream faults", () => {
   test("partial delivery then a drop: PartialStreamError with the partial, exactly one request", async () => {

@@ -1,18 +1,12 @@
 import { describe, expect, test } from "vitest";
 import { PartialStreamError, TimeoutError } from "../../src/errors.ts";
 import { streamChat } from "../../src/stream_chat.ts";
-import type { StreamChatOptions } from "../../src/types.ts";
-import { BASE_URL, networkError, noAnswer, sseReply, useMockUpstream } from "../support/msw.ts";
-import { chunk, collect, DONE, ofType, openAIText, PING, sse, type Step } from "../support/sse.ts";
+import { networkError, noAnswer, sseReply, useMockUpstream } from "../support/msw.ts";
+import { chunk, collect, DONE, ofType, PING, sse, type Step } from "../support/sse.ts";
+import { OK, options } from "../support/chat.ts";
 
 const upstream = useMockUpstream();
-const BODY = { model: "gpt-test", messages: [{ role: "user", content: "Hi" }] };
-const OK = sseReply(openAIText(["o", "k"]));
 const ROLE = sse(chunk({ role: "assistant", content: "" }));
-
-function options(extra: Partial<StreamChatOptions> = {}): StreamChatOptions {
-  return { baseURL: BASE_URL, body: BODY, retry: { initialDelayMs: 1, maxDelayMs: 2 }, ...extra };
-}
 
 /** Keep-alive comments every `everyMs`, `count` times (bounded so nothing outlives a test). */
 function pings(count: number, everyMs: number, text = PING): Step[] {
