@@ -7,8 +7,8 @@
  * @module
  */
 
-import { http } from "msw";
-import { setupServer } from "msw/node";
+import { http, type RequestHandler } from "msw";
+import { setupServer, type SetupServerApi } from "msw/node";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { type NodeServer, type ServedRequest, startNodeServer } from "./node_server.ts";
 import { delay, type ScriptedBody, scriptedBody, type Step } from "./sse.ts";
@@ -240,11 +240,28 @@ export function scriptedUpstream(): ScriptedUpstream {
  */
 export function useMockUpstream(): ScriptedUpstream {
   const upstream = scriptedUpstream();
-  const server = setupServer(http.post(CHAT_URL, ({ request }) => upstream.handle(request)));
-  beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
+  useMswServer(http.post(CHAT_URL, ({ request }) => upstream.handle(request)));
   afterEach(() => upstream.reset());
-  afterAll(() => server.close());
   return upstream;
+}
+
+/**
+ * An MSW server for this test file (`onUnhandledRequest: "error"`): listens before the first
+ * test, drops the handlers a test added with `server.use` after each test (`handlers` stay),
+ * closes after the last. Call once at the top of a test file.
+ *
+ * @example
+ * ```ts
+ * const server = useMswServer();
+ * test("…", async () => { server.use(http.post(url, () => HttpResponse.json({}))); … });
+ * ```
+ */
+export function useMswServer(...handlers: RequestHandler[]): SetupServerApi {
+  const server = setupServer(...handlers);
+  beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
+  afterEach(() => server.resetHandlers());
+  afterAll(() => server.close());
+  return server;
 }
 
 /** A scripted upstream on a real loopback socket. */

@@ -3,8 +3,7 @@
  * next one starts with its own budget; never after an interrupt or after content.
  */
 
-import { setupServer } from "msw/node";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import {
   isAPIStatusError,
   isInterruptedError,
@@ -12,31 +11,23 @@ import {
   streamChat,
   type StreamChatOptions,
 } from "../../src/index.ts";
+import { useMswServer } from "../support/msw.ts";
 import { anthropicWire } from "./fixtures/anthropic_wire.ts";
 import { responsesWire } from "./fixtures/responses_wire.ts";
 import {
+  answer,
   chatWire,
   collect,
   errorResponse,
+  FAST,
   sseResponse,
   upstream,
-  type WireFixture,
 } from "./protocol_wire.ts";
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useMswServer();
 
 const PRIMARY = "https://primary.test/v1";
 const ANTHROPIC = "https://anthropic.test/v1";
-const FAST = { initialDelayMs: 1, maxDelayMs: 2 };
-
-const answer = (wire: WireFixture, text: string): string[] => [
-  ...wire.start(),
-  wire.text(text),
-  ...wire.end(),
-];
 
 /** Primary: openai-chat; fallback: anthropic-messages on another origin with its own key. */
 function chain(extra: Partial<StreamChatOptions> = {}): StreamChatOptions {

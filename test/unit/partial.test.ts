@@ -3,44 +3,32 @@
  * caller. "throw" (default), "return" (keep it), "continue" (ask for the rest).
  */
 
-import { setupServer } from "msw/node";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import {
   isAPIStatusError,
   isConnectionError,
   isPartialStreamError,
   streamChat,
-  type StreamChatOptions,
 } from "../../src/index.ts";
+import { useMswServer } from "../support/msw.ts";
 import { anthropicWire } from "./fixtures/anthropic_wire.ts";
 import { responsesWire } from "./fixtures/responses_wire.ts";
 import {
   chatWire,
   collect,
   errorResponse,
+  optionsFor,
   sseResponse,
   upstream,
   type WireFixture,
   WIRES,
 } from "./protocol_wire.ts";
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useMswServer();
 
 const BASE = "https://llm.test/v1";
 
-function options(wire: WireFixture, extra: Partial<StreamChatOptions> = {}): StreamChatOptions {
-  return {
-    baseURL: BASE,
-    apiKey: "sk-test",
-    protocol: wire.protocol,
-    body: wire.body("m-1"),
-    retry: { initialDelayMs: 1, maxDelayMs: 2 },
-    ...extra,
-  };
-}
+const options = optionsFor(BASE, "m-1");
 
 /** A stream that delivers `texts` and then loses the connection. */
 const cutAfter = (wire: WireFixture, req: Request, ...texts: string[]): Response =>

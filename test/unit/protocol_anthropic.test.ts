@@ -3,8 +3,7 @@
  */
 
 import fc from "fast-check";
-import { setupServer } from "msw/node";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import {
   isConnectionError,
   isUpstreamStreamError,
@@ -12,14 +11,12 @@ import {
   type StreamChatOptions,
 } from "../../src/index.ts";
 import { anthropicMessages } from "../../src/protocols/anthropic_messages.ts";
+import { useMswServer } from "../support/msw.ts";
 import { anthropicWire } from "./fixtures/anthropic_wire.ts";
 import { chunkedResponse, fixture } from "./protocol_replay.ts";
 import { collect, sseResponse, upstream } from "./protocol_wire.ts";
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useMswServer();
 
 const BASE = "https://api.anthropic.test/v1";
 const BODY = {

@@ -5,36 +5,23 @@
  * never a `StreamProtocolError`.
  */
 
-import { setupServer } from "msw/node";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import {
   isPartialStreamError,
   isStreamProtocolError,
   isUpstreamStreamError,
   streamChat,
-  type StreamChatOptions,
 } from "../../src/index.ts";
+import { useMswServer } from "../support/msw.ts";
 import { anthropicWire } from "./fixtures/anthropic_wire.ts";
 import { responsesWire } from "./fixtures/responses_wire.ts";
-import { collect, sseResponse, upstream, type WireFixture } from "./protocol_wire.ts";
+import { collect, optionsFor, sseResponse, upstream, type WireFixture } from "./protocol_wire.ts";
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useMswServer();
 
 const BASE = "https://api.errors.test/v1";
 
-function options(wire: WireFixture, extra: Partial<StreamChatOptions> = {}): StreamChatOptions {
-  return {
-    baseURL: BASE,
-    apiKey: "sk-test",
-    protocol: wire.protocol,
-    body: wire.body("m"),
-    retry: { initialDelayMs: 1, maxDelayMs: 2 },
-    ...extra,
-  };
-}
+const options = optionsFor(BASE, "m");
 
 const errorEvent = (data: string): string => `event: error\ndata: ${data}\n\n`;
 const ok = (wire: WireFixture): string[] => [...wire.start(), wire.text("ok"), ...wire.end()];

@@ -3,8 +3,7 @@
  * recover and stop the same way.
  */
 
-import { setupServer } from "msw/node";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import {
   type ChatResult,
   isAPIStatusError,
@@ -14,35 +13,23 @@ import {
   isTimeoutError,
   isUpstreamStreamError,
   streamChat,
-  type StreamChatOptions,
 } from "../../src/index.ts";
+import { useMswServer } from "../support/msw.ts";
 import {
   collect,
   errorResponse,
+  optionsFor,
   sseResponse,
   upstream,
   type WireFixture,
   WIRES,
 } from "./protocol_wire.ts";
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useMswServer();
 
 const BASE = "https://llm.test/v1";
-const FAST = { initialDelayMs: 1, maxDelayMs: 2 };
 
-function options(wire: WireFixture, extra: Partial<StreamChatOptions> = {}): StreamChatOptions {
-  return {
-    baseURL: BASE,
-    apiKey: "sk-test",
-    protocol: wire.protocol,
-    body: wire.body("m-1"),
-    retry: FAST,
-    ...extra,
-  };
-}
+const options = optionsFor(BASE, "m-1");
 
 const answer = (wire: WireFixture, ...texts: string[]): string[] => [
   ...wire.start(),

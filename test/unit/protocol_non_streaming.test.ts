@@ -4,25 +4,21 @@
  */
 
 import { HttpResponse } from "msw";
-import { setupServer } from "msw/node";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import {
   APIStatusError,
   isAPIStatusError,
   isInterruptedError,
   isTimeoutError,
   streamChat,
-  type StreamChatOptions,
 } from "../../src/index.ts";
 import { isStreamingRefused } from "../../src/non_streaming.ts";
+import { useMswServer } from "../support/msw.ts";
 import { anthropicWire } from "./fixtures/anthropic_wire.ts";
 import { responsesWire } from "./fixtures/responses_wire.ts";
-import { chatWire, collect, upstream, type WireFixture } from "./protocol_wire.ts";
+import { chatWire, collect, optionsFor, upstream, type WireFixture } from "./protocol_wire.ts";
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useMswServer();
 
 const BASE = "https://llm.test/v1";
 
@@ -92,16 +88,7 @@ const REFUSED = {
   },
 };
 
-function options(wire: WireFixture, extra: Partial<StreamChatOptions> = {}): StreamChatOptions {
-  return {
-    baseURL: BASE,
-    apiKey: "sk-test",
-    protocol: wire.protocol,
-    body: wire.body("o1"),
-    retry: { initialDelayMs: 1, maxDelayMs: 2 },
-    ...extra,
-  };
-}
+const options = optionsFor(BASE, "o1");
 
 const CASES = WHOLE.map(([wire, whole]) => ({ protocol: wire.protocol, wire, whole }));
 

@@ -4,33 +4,21 @@
  */
 
 import { HttpResponse } from "msw";
-import { setupServer } from "msw/node";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { Accumulator } from "../../src/accumulator.ts";
-import { streamChat, type StreamChatOptions } from "../../src/index.ts";
+import { streamChat } from "../../src/index.ts";
+import { useMswServer } from "../support/msw.ts";
 import { anthropicWire } from "./fixtures/anthropic_wire.ts";
 import { responsesWire } from "./fixtures/responses_wire.ts";
-import { chatWire, collect, sseResponse, upstream, type WireFixture } from "./protocol_wire.ts";
+import { chatWire, collect, optionsFor, sseResponse, upstream } from "./protocol_wire.ts";
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useMswServer();
 
 const BASE = "https://api.anthropic.test/v1";
 const SIGNATURE = "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds";
 const REDACTED = "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP";
 
-function options(wire: WireFixture, extra: Partial<StreamChatOptions> = {}): StreamChatOptions {
-  return {
-    baseURL: BASE,
-    apiKey: "sk-test",
-    protocol: wire.protocol,
-    body: wire.body("model"),
-    retry: { initialDelayMs: 1, maxDelayMs: 2 },
-    ...extra,
-  };
-}
+const options = optionsFor(BASE, "model");
 
 const block = (type: string, data: Record<string, unknown> = {}): string =>
   `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;

@@ -4,22 +4,19 @@
 
 import fc from "fast-check";
 import { HttpResponse } from "msw";
-import { setupServer } from "msw/node";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import {
   isConnectionError,
   isUpstreamStreamError,
   streamChat,
   type StreamChatOptions,
 } from "../../src/index.ts";
+import { useMswServer } from "../support/msw.ts";
 import { responsesWire } from "./fixtures/responses_wire.ts";
 import { chunkedResponse, fixture } from "./protocol_replay.ts";
 import { collect, sseResponse, upstream } from "./protocol_wire.ts";
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useMswServer();
 
 const BASE = "https://api.openai.test/v1";
 const BODY = { model: "gpt-4.1", input: [{ role: "user", content: "Hello" }] };

@@ -8,7 +8,13 @@
 
 import { http, HttpResponse } from "msw";
 import type { SetupServerApi } from "msw/node";
-import type { ChatResult, ChatStream, ProtocolName, StreamEvent } from "../../src/index.ts";
+import type {
+  ChatResult,
+  ChatStream,
+  ProtocolName,
+  StreamChatOptions,
+  StreamEvent,
+} from "../../src/index.ts";
 import { anthropicWire } from "./fixtures/anthropic_wire.ts";
 import { responsesWire } from "./fixtures/responses_wire.ts";
 
@@ -108,6 +114,45 @@ export const chatWire: WireFixture = {
 
 /** The three wires, for `describe.each`. */
 export const WIRES: readonly WireFixture[] = [chatWire, anthropicWire, responsesWire];
+
+/** Retry delays short enough for tests (1–2 ms). */
+export const FAST = { initialDelayMs: 1, maxDelayMs: 2 };
+
+/**
+ * A whole answer in `wire`'s format: its start, one text event, its end.
+ *
+ * @example
+ * ```ts
+ * sseResponse(request, answer(anthropicWire, "from Claude"));
+ * ```
+ */
+export function answer(wire: WireFixture, text: string): string[] {
+  return [...wire.start(), wire.text(text), ...wire.end()];
+}
+
+/**
+ * Options for one wire at `baseURL` (key `sk-test`, `wire.body(model)`, {@link FAST} retries):
+ * returns `options(wire, extra)` for a test file.
+ *
+ * @example
+ * ```ts
+ * const options = optionsFor("https://llm.test/v1", "m-1");
+ * streamChat(options(anthropicWire, { maxRetries: 0 }));
+ * ```
+ */
+export function optionsFor(
+  baseURL: string,
+  model: string,
+): (wire: WireFixture, extra?: Partial<StreamChatOptions>) => StreamChatOptions {
+  return (wire, extra = {}) => ({
+    baseURL,
+    apiKey: "sk-test",
+    protocol: wire.protocol,
+    body: wire.body(model),
+    retry: FAST,
+    ...extra,
+  });
+}
 
 /** How a scripted stream ends after its blocks. */
 export type StreamEnd =
