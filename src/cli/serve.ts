@@ -5,7 +5,7 @@
  * @module
  */
 
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 
 /**
@@ -40,10 +40,32 @@ export interface LoopbackServer {
 export async function serveLoopback(
   handler: (request: Request) => Promise<Response>,
 ): Promise<LoopbackServer> {
-  const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
     void respond(handler, req, res, origin);
   });
+  const { origin, sockets } = await listenLoopback(server);
+  return {
+    url: origin,
+    close: () => {
+      server.close();
+      for (const socket of sockets) socket.destroy();
+    },
+  };
+}
+
+/**
+ * Starts `server` on 127.0.0.1 with a port chosen by the OS, tracking its open sockets (so a
+ * close can destroy them instead of waiting for keep-alive connections to end).
+ *
+ * @example
+ * ```ts
+ * const { origin, sockets } = await listenLoopback(createServer(listener));
+ * ```
+ */
+export async function listenLoopback(
+  server: Server,
+): Promise<{ origin: string; port: number; sockets: Set<Socket> }> {
+  const sockets = new Set<Socket>();
   server.on("connection", (socket: Socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
@@ -52,14 +74,8 @@ export async function serveLoopback(
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => resolve());
   });
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url: origin,
-    close: () => {
-      server.close();
-      for (const socket of sockets) socket.destroy();
-    },
-  };
+  const { port } = server.address() as AddressInfo;
+  return { origin: `http://127.0.0.1:${port}`, port, sockets };
 }
 
 async function respond(

@@ -6,8 +6,7 @@
  */
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
-import { toWebRequest, webHeaders, writeWebResponse } from "../../src/cli/serve.ts";
+import { listenLoopback, toWebRequest, webHeaders, writeWebResponse } from "../../src/cli/serve.ts";
 
 /**
  * One request the server received, and how its response ended.
@@ -72,7 +71,6 @@ export interface NodeServer {
 export async function startNodeServer(
   handler: (request: Request) => Promise<Response>,
 ): Promise<NodeServer> {
-  const sockets = new Set<Socket>();
   const served: ServedRequest[] = [];
   const arrivals: Array<() => void> = [];
   const server = createServer((req, res) => {
@@ -80,16 +78,7 @@ export async function startNodeServer(
     served.push(record);
     for (const wake of arrivals.splice(0)) wake();
   });
-  server.on("connection", (socket: Socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  const origin = `http://127.0.0.1:${port}`;
+  const { origin, port, sockets } = await listenLoopback(server);
   const request = async (n: number): Promise<ServedRequest> => {
     while (served.length < n) await new Promise<void>((resolve) => arrivals.push(resolve));
     return served[n - 1] as ServedRequest;
