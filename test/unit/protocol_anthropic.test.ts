@@ -2,7 +2,6 @@
  * The anthropic-messages protocol against recorded streams in Anthropic's wire format.
  */
 
-import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import {
   isConnectionError,
@@ -13,7 +12,7 @@ import {
 import { anthropicMessages } from "../../src/protocols/anthropic_messages.ts";
 import { useMswServer } from "../support/msw.ts";
 import { anthropicWire } from "./fixtures/anthropic_wire.ts";
-import { chunkedResponse, fixture } from "./protocol_replay.ts";
+import { chunkedResponse, expectSplitInvariant, fixture } from "./protocol_replay.ts";
 import { collect, sseResponse, upstream } from "./protocol_wire.ts";
 
 const server = useMswServer();
@@ -221,28 +220,6 @@ describe("anthropic-messages stream", () => {
 
   test("any split of the byte stream gives the same result", async () => {
     const names = ["anthropic_text.sse", "anthropic_thinking.sse", "anthropic_tools.sse"];
-    const expected = new Map<string, unknown>();
-    for (const name of names) {
-      upstream(server, BASE, anthropicWire, () => chunkedResponse(fixture(name)));
-      const { attempts: _, ...result } = await streamChat(options()).result;
-      expected.set(name, result);
-    }
-    let requests = 0;
-    await fc.assert(
-      fc.asyncProperty(
-        fc.constantFrom(...names),
-        fc.array(fc.nat({ max: 6000 }), { maxLength: 12 }),
-        async (name, cuts) => {
-          upstream(server, BASE, anthropicWire, () => {
-            requests++;
-            return chunkedResponse(fixture(name), cuts);
-          });
-          const { attempts: _, ...result } = await streamChat(options()).result;
-          expect(result).toEqual(expected.get(name));
-        },
-      ),
-      { numRuns: 40, seed: 20250101 },
-    );
-    expect(requests).toBe(40);
+    await expectSplitInvariant(server, BASE, anthropicWire, names, 6000, options);
   });
 });

@@ -5,7 +5,12 @@
  */
 
 import { readFileSync } from "node:fs";
+import fc from "fast-check";
 import { HttpResponse } from "msw";
+import type { SetupServerApi } from "msw/node";
+import { expect } from "vitest";
+import { streamChat, type StreamChatOptions } from "../../src/index.ts";
+import { upstream, type WireFixture } from "./protocol_wire.ts";
 
 const encoder = new TextEncoder();
 
@@ -48,4 +53,46 @@ export function chunkedResponse(text: string, cuts: number[] = []): Response {
     },
   }, { highWaterMark: 0 });
   return new HttpResponse(body, { headers: { "content-type": "text/event-stream" } });
+}
+
+/**
+ * Property: any split of each recorded stream in `names` (up to 12 cuts below `maxCut`) gives
+ * the result of the unsplit stream. 40 runs with a fixed seed; asserts one request per run.
+ *
+ * @example
+ * ```ts
+ * await expectSplitInvariant(server, BASE, responsesWire, ["responses_text.sse"], 8000, options);
+ * ```
+ */
+export async function expectSplitInvariant(
+  server: SetupServerApi,
+  baseURL: string,
+  wire: WireFixture,
+  names: string[],
+  maxCut: number,
+  options: () => StreamChatOptions,
+): Promise<void> {
+  const expected = new Map<string, unknown>();
+  for (const name of names) {
+    upstream(server, baseURL, wire, () => chunkedResponse(fixture(name)));
+    const { attempts: _, ...result } = await streamChat(options()).result;
+    expected.set(name, result);
+  }
+  let requests = 0;
+  await fc.assert(
+    fc.asyncProperty(
+      fc.constantFrom(...names),
+      fc.array(fc.nat({ max: maxCut }), { maxLength: 12 }),
+      async (name, cuts) => {
+        upstream(server, baseURL, wire, () => {
+          requests++;
+          return chunkedResponse(fixture(name), cuts);
+        });
+        const { attempts: _, ...result } = await streamChat(options()).result;
+        expect(result).toEqual(expected.get(name));
+      },
+    ),
+    { numRuns: 40, seed: 20250101 },
+  );
+  expect(requests).toBe(40);
 }

@@ -2,7 +2,6 @@
  * The openai-responses protocol against recorded streams in the Responses API wire format.
  */
 
-import fc from "fast-check";
 import { HttpResponse } from "msw";
 import { describe, expect, test } from "vitest";
 import {
@@ -13,7 +12,7 @@ import {
 } from "../../src/index.ts";
 import { useMswServer } from "../support/msw.ts";
 import { responsesWire } from "./fixtures/responses_wire.ts";
-import { chunkedResponse, fixture } from "./protocol_replay.ts";
+import { chunkedResponse, expectSplitInvariant, fixture } from "./protocol_replay.ts";
 import { collect, sseResponse, upstream } from "./protocol_wire.ts";
 
 const server = useMswServer();
@@ -264,28 +263,6 @@ describe("openai-responses stream", () => {
 
   test("any split of the byte stream gives the same result", async () => {
     const names = ["responses_text.sse", "responses_reasoning.sse", "responses_tools.sse"];
-    const expected = new Map<string, unknown>();
-    for (const name of names) {
-      upstream(server, BASE, responsesWire, () => chunkedResponse(fixture(name)));
-      const { attempts: _, ...result } = await streamChat(options()).result;
-      expected.set(name, result);
-    }
-    let requests = 0;
-    await fc.assert(
-      fc.asyncProperty(
-        fc.constantFrom(...names),
-        fc.array(fc.nat({ max: 8000 }), { maxLength: 12 }),
-        async (name, cuts) => {
-          upstream(server, BASE, responsesWire, () => {
-            requests++;
-            return chunkedResponse(fixture(name), cuts);
-          });
-          const { attempts: _, ...result } = await streamChat(options()).result;
-          expect(result).toEqual(expected.get(name));
-        },
-      ),
-      { numRuns: 40, seed: 20250101 },
-    );
-    expect(requests).toBe(40);
+    await expectSplitInvariant(server, BASE, responsesWire, names, 8000, options);
   });
 });
