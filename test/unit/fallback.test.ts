@@ -9,9 +9,9 @@ import {
   isInterruptedError,
   isPartialStreamError,
   streamChat,
-  type StreamChatOptions,
 } from "../../src/index.ts";
 import { useMswServer } from "../support/msw.ts";
+import { ANTHROPIC, chain, PRIMARY } from "./fallback_chain.ts";
 import { anthropicWire } from "./fixtures/anthropic_wire.ts";
 import { responsesWire } from "./fixtures/responses_wire.ts";
 import {
@@ -19,33 +19,11 @@ import {
   chatWire,
   collect,
   errorResponse,
-  FAST,
   sseResponse,
   upstream,
 } from "./protocol_wire.ts";
 
 const server = useMswServer();
-
-const PRIMARY = "https://primary.test/v1";
-const ANTHROPIC = "https://anthropic.test/v1";
-
-/** Primary: openai-chat; fallback: anthropic-messages on another origin with its own key. */
-function chain(extra: Partial<StreamChatOptions> = {}): StreamChatOptions {
-  return {
-    baseURL: PRIMARY,
-    apiKey: "sk-primary",
-    headers: { "x-team": "blue" },
-    body: chatWire.body("gpt-4o"),
-    retry: FAST,
-    fallbacks: [{
-      baseURL: ANTHROPIC,
-      apiKey: "sk-ant-fallback",
-      protocol: "anthropic-messages",
-      body: { model: "claude-sonnet-4-5", max_tokens: 512 },
-    }],
-    ...extra,
-  };
-}
 
 describe("fallback chains", () => {
   test("first target 503 ×3 → the second answers, with a fallback event and result.target", async () => {

@@ -4,8 +4,9 @@
  */
 
 import { describe, expect, test } from "vitest";
-import { streamChat, type StreamChatOptions } from "../../src/index.ts";
+import { streamChat } from "../../src/index.ts";
 import { useMswServer } from "../support/msw.ts";
+import { ANTHROPIC, chain, PRIMARY } from "./fallback_chain.ts";
 import { anthropicWire } from "./fixtures/anthropic_wire.ts";
 import { responsesWire } from "./fixtures/responses_wire.ts";
 import {
@@ -13,33 +14,11 @@ import {
   chatWire,
   collect,
   errorResponse,
-  FAST,
   sseResponse,
   upstream,
 } from "./protocol_wire.ts";
 
 const server = useMswServer();
-
-const PRIMARY = "https://primary.test/v1";
-const ANTHROPIC = "https://anthropic.test/v1";
-
-/** Primary: openai-chat; fallback: anthropic-messages on another origin with its own key. */
-function chain(extra: Partial<StreamChatOptions> = {}): StreamChatOptions {
-  return {
-    baseURL: PRIMARY,
-    apiKey: "sk-primary",
-    headers: { "x-team": "blue" },
-    body: chatWire.body("gpt-4o"),
-    retry: FAST,
-    fallbacks: [{
-      baseURL: ANTHROPIC,
-      apiKey: "sk-ant-fallback",
-      protocol: "anthropic-messages",
-      body: { model: "claude-sonnet-4-5", max_tokens: 512 },
-    }],
-    ...extra,
-  };
-}
 
 describe("fallback entries", () => {
   test("the fallback's body merges over the primary's; key and headers stay on their origin", async () => {
