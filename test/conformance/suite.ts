@@ -101,6 +101,15 @@ function assert(condition: unknown, message: string): asserts condition {
   if (!condition) fail(message);
 }
 
+/** `guard(value)` must hold; the failure names what `value` was instead. */
+function assertIs<T>(
+  guard: (value: unknown) => value is T,
+  value: unknown,
+  expected: string,
+): asserts value is T {
+  if (!guard(value)) fail(`${expected}, got ${describe(value)}`);
+}
+
 function assertEqual<T>(actual: T, expected: T, what: string): void {
   const a = JSON.stringify(actual);
   const e = JSON.stringify(expected);
@@ -123,6 +132,38 @@ async function caught(fn: () => Promise<unknown>, what: string): Promise<unknown
     return error;
   }
   return fail(`${what}: expected a rejection, but it resolved`);
+}
+
+/** Iterates `stream`, expecting it to throw; returns the text it yielded and what it threw. */
+async function textUntilError(
+  stream: Stopstream.ChatStream,
+): Promise<{ text: string; error: unknown }> {
+  let text = "";
+  const error = await caught(async () => {
+    for await (const event of stream) if (event.type === "text") text += event.text;
+  }, "iteration");
+  return { text, error };
+}
+
+/**
+ * Iterates `stream`, aborting `controller` at each event `when` picks; expects the iteration
+ * to throw. Returns what it threw and how long after the (last) abort that took.
+ */
+async function abortWhen(
+  stream: Stopstream.ChatStream,
+  controller: AbortController,
+  when: (event: Stopstream.StreamEvent) => boolean,
+): Promise<{ error: unknown; elapsed: number }> {
+  let abortedAt = 0;
+  const error = await caught(async () => {
+    for await (const event of stream) {
+      if (when(event)) {
+        abortedAt = Date.now();
+        controller.abort();
+      }
+    }
+  }, "iteration");
+  return { error, elapsed: Date.now() - abortedAt };
 }
 
 /** A `fetch` that counts calls: what the client tried to send, independent of the server. */
@@ -188,9 +229,10 @@ export const cases: readonly ConformanceCase[] = [
       const result = await stream.result;
       assertEqual(retries.length, 1, "retry events");
       assertEqual(retries[0]?.attempt, 2, "retry event attempt");
-      assert(
-        ctx.lib.isConnectionError(retries[0]?.error),
-        `retry cause should be ConnectionError, got ${describe(retries[0]?.error)}`,
+      assertIs(
+        ctx.lib.isConnectionError,
+        retries[0]?.error,
+        "retry cause should be ConnectionError",
       );
       assertEqual(result.attempts, 2, "attempts");
       assertEqual(result.content, text, "result.content vs streamed text");
@@ -208,19 +250,10 @@ export const cases: readonly ConformanceCase[] = [
         body: BODY,
         retry: QUICK_RETRY,
       });
-      let text = "";
-      const error = await caught(async () => {
-        for await (const event of stream) if (event.type === "text") text += event.text;
-      }, "iteration");
-      assert(
-        ctx.lib.isPartialStreamError(error),
-        `expected PartialStreamError, got ${describe(error)}`,
-      );
+      const { text, error } = await textUntilError(stream);
+      assertIs(ctx.lib.isPartialStreamError, error, "expected PartialStreamError");
       assertEqual(error.name, "PartialStreamError", "error.name");
-      assert(
-        ctx.lib.isConnectionError(error.cause),
-        `cause should be ConnectionError, got ${describe(error.cause)}`,
-      );
+      assertIs(ctx.lib.isConnectionError, error.cause, "cause should be ConnectionError");
       // The server sent 3 words before cutting; a server may lose its last unflushed write with
       // the connection (Bun does), so the client is held to "some, and exactly what it yielded".
       const words = text.split(" ").filter(Boolean).length;
@@ -251,10 +284,7 @@ export const cases: readonly ConformanceCase[] = [
         fetch: counted.fetch,
       });
       const error = await caught(() => stream.result, "stream.result");
-      assert(
-        ctx.lib.isInterruptedError(error),
-        `expected InterruptedError, got ${describe(error)}`,
-      );
+      assertIs(ctx.lib.isInterruptedError, error, "expected InterruptedError");
       assert(error.cause === reason, "InterruptedError.cause should be the signal's reason");
       assertEqual(counted.calls(), 0, "fetch calls");
       assertEqual(await stats(ctx, id), { requests: 0, cancelled: 0, completed: 0 }, "stats");
@@ -272,20 +302,12 @@ export const cases: readonly ConformanceCase[] = [
         signal: controller.signal,
       });
       let texts = 0;
-      let abortedAt = 0;
-      const error = await caught(async () => {
-        for await (const event of stream) {
-          if (event.type === "text" && ++texts === 2) {
-            abortedAt = Date.now();
-            controller.abort();
-          }
-        }
-      }, "iteration");
-      const elapsed = Date.now() - abortedAt;
-      assert(
-        ctx.lib.isInterruptedError(error),
-        `expected InterruptedError, got ${describe(error)}`,
+      const { error, elapsed } = await abortWhen(
+        stream,
+        controller,
+        (event) => event.type === "text" && ++texts === 2,
       );
+      assertIs(ctx.lib.isInterruptedError, error, "expected InterruptedError");
       assertEqual(texts, 2, "text events seen (none after the abort)");
       assert(elapsed < 500, `rejection took ${elapsed} ms after abort`);
       const seen = await stats(ctx, id, { cancelled: 1 });
@@ -305,21 +327,12 @@ export const cases: readonly ConformanceCase[] = [
         fetch: counted.fetch,
       });
       let delayMs = -1;
-      let abortedAt = 0;
-      const error = await caught(async () => {
-        for await (const event of stream) {
-          if (event.type === "retry") {
-            delayMs = event.delayMs;
-            abortedAt = Date.now();
-            controller.abort();
-          }
-        }
-      }, "iteration");
-      const elapsed = Date.now() - abortedAt;
-      assert(
-        ctx.lib.isInterruptedError(error),
-        `expected InterruptedError, got ${describe(error)}`,
-      );
+      const { error, elapsed } = await abortWhen(stream, controller, (event) => {
+        if (event.type !== "retry") return false;
+        delayMs = event.delayMs;
+        return true;
+      });
+      assertIs(ctx.lib.isInterruptedError, error, "expected InterruptedError");
       // The server asked for 300 ms (Retry-After-Ms, readable cross-origin thanks to CORS).
       assertEqual(delayMs, 300, "retry delay");
       assert(elapsed < 150, `rejection took ${elapsed} ms after abort during a 300 ms backoff`);
@@ -342,7 +355,7 @@ export const cases: readonly ConformanceCase[] = [
       });
       const error = await caught(() => stream.result, "stream.result");
       const elapsed = Date.now() - started;
-      assert(ctx.lib.isTimeoutError(error), `expected TimeoutError, got ${describe(error)}`);
+      assertIs(ctx.lib.isTimeoutError, error, "expected TimeoutError");
       assertEqual(error.phase, "first-event", "timeout phase");
       // Pings every 20 ms must not count as progress: the timer fires on time.
       assert(elapsed >= 280 && elapsed < 3000, `timed out after ${elapsed} ms`);
@@ -360,16 +373,10 @@ export const cases: readonly ConformanceCase[] = [
         retry: QUICK_RETRY,
         timeouts: { idleMs: 300 },
       });
-      let text = "";
-      const error = await caught(async () => {
-        for await (const event of stream) if (event.type === "text") text += event.text;
-      }, "iteration");
-      assert(
-        ctx.lib.isPartialStreamError(error),
-        `expected PartialStreamError, got ${describe(error)}`,
-      );
+      const { text, error } = await textUntilError(stream);
+      assertIs(ctx.lib.isPartialStreamError, error, "expected PartialStreamError");
       const cause = error.cause;
-      assert(ctx.lib.isTimeoutError(cause), `cause should be TimeoutError, got ${describe(cause)}`);
+      assertIs(ctx.lib.isTimeoutError, cause, "cause should be TimeoutError");
       assertEqual(cause.phase, "idle", "timeout phase");
       assertEqual(error.partial.content, text, "partial.content vs streamed text");
       const seen = await stats(ctx, id, { cancelled: 1 });
