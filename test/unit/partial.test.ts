@@ -14,6 +14,7 @@ import { useMswServer } from "../support/msw.ts";
 import { anthropicWire } from "./fixtures/anthropic_wire.ts";
 import { responsesWire } from "./fixtures/responses_wire.ts";
 import {
+  answer,
   chatWire,
   collect,
   errorResponse,
@@ -34,7 +35,7 @@ const options = optionsFor(BASE, "m-1");
 const cutAfter = (wire: WireFixture, req: Request, ...texts: string[]): Response =>
   sseResponse(req, [...wire.start(), ...texts.map((t) => wire.text(t))], "drop");
 const complete = (wire: WireFixture, req: Request, ...texts: string[]): Response =>
-  sseResponse(req, [...wire.start(), ...texts.map((t) => wire.text(t)), ...wire.end()]);
+  sseResponse(req, answer(wire, ...texts));
 
 describe.each(WIRES)("$protocol partial stream", (wire) => {
   test("'throw' (default) rejects with PartialStreamError and makes no second request", async () => {

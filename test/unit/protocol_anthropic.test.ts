@@ -12,8 +12,8 @@ import {
 import { anthropicMessages } from "../../src/protocols/anthropic_messages.ts";
 import { useMswServer } from "../support/msw.ts";
 import { anthropicWire } from "./fixtures/anthropic_wire.ts";
-import { chunkedResponse, expectSplitInvariant, fixture } from "./protocol_replay.ts";
-import { collect, sseResponse, upstream } from "./protocol_wire.ts";
+import { chunkedResponse, expectSplitInvariant, fixture, replayer } from "./protocol_replay.ts";
+import { collect, optionsFor, sseResponse, upstream } from "./protocol_wire.ts";
 
 const server = useMswServer();
 
@@ -24,19 +24,11 @@ const BODY = {
   messages: [{ role: "user", content: "Hello" }],
 };
 
-function options(extra: Partial<StreamChatOptions> = {}): StreamChatOptions {
-  return {
-    baseURL: BASE,
-    apiKey: "sk-ant-test",
-    protocol: "anthropic-messages",
-    body: BODY,
-    retry: { initialDelayMs: 1, maxDelayMs: 2 },
-    ...extra,
-  };
-}
+const wireOptions = optionsFor(BASE, BODY, "sk-ant-test");
+const options = (extra: Partial<StreamChatOptions> = {}): StreamChatOptions =>
+  wireOptions(anthropicWire, extra);
 
-const replay = (name: string) =>
-  upstream(server, BASE, anthropicWire, () => chunkedResponse(fixture(name)));
+const replay = replayer(server, BASE, anthropicWire);
 
 describe("anthropic-messages request", () => {
   test("posts to /messages with x-api-key, anthropic-version and stream: true", async () => {

@@ -7,22 +7,15 @@ import { describe, expect, test } from "vitest";
 import { streamChat, type StreamChatOptions } from "../../src/index.ts";
 import { useMswServer } from "../support/msw.ts";
 import { anthropicWire } from "./fixtures/anthropic_wire.ts";
-import { collect, sseResponse, upstream } from "./protocol_wire.ts";
+import { collect, optionsFor, sseResponse, upstream } from "./protocol_wire.ts";
 
 const server = useMswServer();
 
 const BASE = "https://api.anthropic.test/v1";
 
-function options(extra: Partial<StreamChatOptions> = {}): StreamChatOptions {
-  return {
-    baseURL: BASE,
-    apiKey: "sk-ant-test",
-    protocol: "anthropic-messages",
-    body: anthropicWire.body("claude-sonnet-4-5"),
-    retry: { initialDelayMs: 1, maxDelayMs: 2 },
-    ...extra,
-  };
-}
+const wireOptions = optionsFor(BASE, "claude-sonnet-4-5", "sk-ant-test");
+const options = (extra: Partial<StreamChatOptions> = {}): StreamChatOptions =>
+  wireOptions(anthropicWire, extra);
 
 describe("anthropic-messages events", () => {
   test("server_tool_use blocks run at Anthropic: no tool call, text around them kept", async () => {

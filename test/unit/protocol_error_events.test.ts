@@ -15,7 +15,14 @@ import {
 import { useMswServer } from "../support/msw.ts";
 import { anthropicWire } from "./fixtures/anthropic_wire.ts";
 import { responsesWire } from "./fixtures/responses_wire.ts";
-import { collect, optionsFor, sseResponse, upstream, type WireFixture } from "./protocol_wire.ts";
+import {
+  answer,
+  collect,
+  optionsFor,
+  sseResponse,
+  upstream,
+  type WireFixture,
+} from "./protocol_wire.ts";
 
 const server = useMswServer();
 
@@ -24,7 +31,7 @@ const BASE = "https://api.errors.test/v1";
 const options = optionsFor(BASE, "m");
 
 const errorEvent = (data: string): string => `event: error\ndata: ${data}\n\n`;
-const ok = (wire: WireFixture): string[] => [...wire.start(), wire.text("ok"), ...wire.end()];
+const ok = (wire: WireFixture): string[] => answer(wire, "ok");
 
 describe.each([anthropicWire, responsesWire])("$protocol: event: error", (wire) => {
   test("plain-text data before content is a transient upstream error: retried", async () => {

@@ -16,12 +16,12 @@ import {
 } from "../../src/index.ts";
 import { useMswServer } from "../support/msw.ts";
 import {
+  answer,
   collect,
   errorResponse,
   optionsFor,
   sseResponse,
   upstream,
-  type WireFixture,
   WIRES,
 } from "./protocol_wire.ts";
 
@@ -30,12 +30,6 @@ const server = useMswServer();
 const BASE = "https://llm.test/v1";
 
 const options = optionsFor(BASE, "m-1");
-
-const answer = (wire: WireFixture, ...texts: string[]): string[] => [
-  ...wire.start(),
-  ...texts.map((text) => wire.text(text)),
-  ...wire.end(),
-];
 
 describe.each(WIRES)("$protocol under faults", (wire) => {
   test("a complete stream yields text events, usage and a stop result", async () => {

@@ -10,7 +10,7 @@ import { HttpResponse } from "msw";
 import type { SetupServerApi } from "msw/node";
 import { expect } from "vitest";
 import { streamChat, type StreamChatOptions } from "../../src/index.ts";
-import { upstream, type WireFixture } from "./protocol_wire.ts";
+import { type Upstream, upstream, type WireFixture } from "./protocol_wire.ts";
 
 const encoder = new TextEncoder();
 
@@ -53,6 +53,24 @@ export function chunkedResponse(text: string, cuts: number[] = []): Response {
     },
   }, { highWaterMark: 0 });
   return new HttpResponse(body, { headers: { "content-type": "text/event-stream" } });
+}
+
+/**
+ * Returns `replay(name)`: mounts an upstream on `server` that answers every request with the
+ * recorded stream `name`, unsplit.
+ *
+ * @example
+ * ```ts
+ * const replay = replayer(server, BASE, anthropicWire);
+ * const up = replay("anthropic_text.sse");
+ * ```
+ */
+export function replayer(
+  server: SetupServerApi,
+  baseURL: string,
+  wire: WireFixture,
+): (name: string) => Upstream {
+  return (name) => upstream(server, baseURL, wire, () => chunkedResponse(fixture(name)));
 }
 
 /**

@@ -12,27 +12,19 @@ import {
 } from "../../src/index.ts";
 import { useMswServer } from "../support/msw.ts";
 import { responsesWire } from "./fixtures/responses_wire.ts";
-import { chunkedResponse, expectSplitInvariant, fixture } from "./protocol_replay.ts";
-import { collect, sseResponse, upstream } from "./protocol_wire.ts";
+import { chunkedResponse, expectSplitInvariant, fixture, replayer } from "./protocol_replay.ts";
+import { collect, optionsFor, sseResponse, upstream } from "./protocol_wire.ts";
 
 const server = useMswServer();
 
 const BASE = "https://api.openai.test/v1";
 const BODY = { model: "gpt-4.1", input: [{ role: "user", content: "Hello" }] };
 
-function options(extra: Partial<StreamChatOptions> = {}): StreamChatOptions {
-  return {
-    baseURL: BASE,
-    apiKey: "sk-test",
-    protocol: "openai-responses",
-    body: BODY,
-    retry: { initialDelayMs: 1, maxDelayMs: 2 },
-    ...extra,
-  };
-}
+const wireOptions = optionsFor(BASE, BODY);
+const options = (extra: Partial<StreamChatOptions> = {}): StreamChatOptions =>
+  wireOptions(responsesWire, extra);
 
-const replay = (name: string) =>
-  upstream(server, BASE, responsesWire, () => chunkedResponse(fixture(name)));
+const replay = replayer(server, BASE, responsesWire);
 
 describe("openai-responses request", () => {
   test("posts to /responses with a bearer key and stream: true", async () => {

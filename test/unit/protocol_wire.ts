@@ -119,20 +119,20 @@ export const WIRES: readonly WireFixture[] = [chatWire, anthropicWire, responses
 export const FAST = { initialDelayMs: 1, maxDelayMs: 2 };
 
 /**
- * A whole answer in `wire`'s format: its start, one text event, its end.
+ * A whole answer in `wire`'s format: its start, one text event per text, its end.
  *
  * @example
  * ```ts
- * sseResponse(request, answer(anthropicWire, "from Claude"));
+ * sseResponse(request, answer(anthropicWire, "from ", "Claude"));
  * ```
  */
-export function answer(wire: WireFixture, text: string): string[] {
-  return [...wire.start(), wire.text(text), ...wire.end()];
+export function answer(wire: WireFixture, ...texts: string[]): string[] {
+  return [...wire.start(), ...texts.map((text) => wire.text(text)), ...wire.end()];
 }
 
 /**
- * Options for one wire at `baseURL` (key `sk-test`, `wire.body(model)`, {@link FAST} retries):
- * returns `options(wire, extra)` for a test file.
+ * Options for one wire at `baseURL` (key `sk-test` unless given, `wire.body(model)` or the
+ * body given, {@link FAST} retries): returns `options(wire, extra)` for a test file.
  *
  * @example
  * ```ts
@@ -142,13 +142,14 @@ export function answer(wire: WireFixture, text: string): string[] {
  */
 export function optionsFor(
   baseURL: string,
-  model: string,
+  model: string | Record<string, unknown>,
+  apiKey = "sk-test",
 ): (wire: WireFixture, extra?: Partial<StreamChatOptions>) => StreamChatOptions {
   return (wire, extra = {}) => ({
     baseURL,
-    apiKey: "sk-test",
+    apiKey,
     protocol: wire.protocol,
-    body: wire.body(model),
+    body: typeof model === "string" ? wire.body(model) : model,
     retry: FAST,
     ...extra,
   });
