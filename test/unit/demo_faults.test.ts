@@ -1,15 +1,16 @@
 import { afterEach, describe, expect, test, vi } from "vitest";
-import { createDemoUpstream, parseDemoFaults } from "../../src/demo/upstream.ts";
-import { chatRequest, joinDeltas, jsonChunks, parseRaw, readBody } from "./demo_helpers.ts";
+import { parseDemoFaults } from "../../src/demo/upstream.ts";
+import {
+  chatRequest,
+  counted,
+  joinDeltas,
+  jsonChunks,
+  parseRaw,
+  readBody,
+} from "./demo_helpers.ts";
 
 function demo(wordDelayMs = 0) {
-  const seen: { attempt: number; faults: string }[] = [];
-  const cancels: { attempt: number; wordsSent: number }[] = [];
-  const handler = createDemoUpstream({
-    wordDelayMs,
-    onRequest: (info) => seen.push(info),
-    onCancel: (info) => cancels.push(info),
-  });
+  const { handler, seen, cancels } = counted(wordDelayMs);
   const call = (fault: string, attempt?: number, body: Record<string, unknown> = {}) =>
     handler(
       chatRequest({ stream: true, stream_options: { include_usage: true }, ...body }, {

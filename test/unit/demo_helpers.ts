@@ -5,6 +5,8 @@
  * @module
  */
 
+import { createDemoUpstream } from "../../src/demo/upstream.ts";
+
 /** One SSE block: a `data:` payload or a `:` comment. */
 export type RawEvent = { kind: "data"; data: string } | { kind: "comment"; text: string };
 
@@ -116,4 +118,33 @@ export function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => voi
   let resolve!: (value: T) => void;
   const promise = new Promise<T>((r) => (resolve = r));
   return { promise, resolve };
+}
+
+/** A demo upstream that records what it saw: `onRequest` and `onCancel` calls, in order. */
+export interface CountedDemo {
+  handler: (request: Request) => Promise<Response>;
+  seen: { attempt: number; faults: string }[];
+  cancels: { attempt: number; wordsSent: number }[];
+}
+
+/**
+ * A demo upstream (`wordDelayMs` between words, 0 by default) that records its requests and
+ * cancels.
+ *
+ * @example
+ * ```ts
+ * const demo = counted();
+ * await demo.handler(chatRequest({ stream: true }));
+ * demo.seen.length; // 1
+ * ```
+ */
+export function counted(wordDelayMs = 0): CountedDemo {
+  const seen: CountedDemo["seen"] = [];
+  const cancels: CountedDemo["cancels"] = [];
+  const handler = createDemoUpstream({
+    wordDelayMs,
+    onRequest: (info) => seen.push(info),
+    onCancel: (info) => cancels.push(info),
+  });
+  return { handler, seen, cancels };
 }

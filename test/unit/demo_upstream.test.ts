@@ -3,23 +3,13 @@ import { createDemoUpstream } from "../../src/demo/upstream.ts";
 import { type NodeServer, startNodeServer } from "../support/node_server.ts";
 import {
   chatRequest,
+  counted,
   deferred,
   joinDeltas,
   jsonChunks,
   parseRaw,
   readBody,
 } from "./demo_helpers.ts";
-
-function counted(wordDelayMs = 0) {
-  const seen: { attempt: number; faults: string }[] = [];
-  const cancels: { attempt: number; wordsSent: number }[] = [];
-  const handler = createDemoUpstream({
-    wordDelayMs,
-    onRequest: (info) => seen.push(info),
-    onCancel: (info) => cancels.push(info),
-  });
-  return { handler, seen, cancels };
-}
 
 async function stream(body: Record<string, unknown>, headers: Record<string, string> = {}) {
   const demo = counted();
