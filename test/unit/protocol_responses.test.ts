@@ -26,6 +26,21 @@ const options = (extra: Partial<StreamChatOptions> = {}): StreamChatOptions =>
 
 const replay = replayer(server, BASE, responsesWire);
 
+/** One stream that starts, then fails with a `response.failed` event; no retry. */
+async function failedStream(payload: Record<string, unknown>) {
+  const failed = `event: response.failed\ndata: ${
+    JSON.stringify({ type: "response.failed", ...payload })
+  }\n\n`;
+  const up = upstream(
+    server,
+    BASE,
+    responsesWire,
+    (_n, req) => sseResponse(req, [...responsesWire.start(), failed]),
+  );
+  const error = await streamChat(options({ maxRetries: 0 })).result.catch((e: unknown) => e);
+  return { up, error };
+}
+
 describe("openai-responses request", () => {
   test("posts to /responses with a bearer key and stream: true", async () => {
     const up = replay("responses_text.sse");
@@ -177,19 +192,9 @@ describe("openai-responses stream", () => {
     ["invalid_prompt", false],
     ["image_content_policy_violation", false],
   ])("response.failed with %s is retryable: %s", async (code, retryable) => {
-    const failed = `event: response.failed\ndata: ${
-      JSON.stringify({
-        type: "response.failed",
-        response: { id: "resp_1", status: "failed", error: { code, message: "failed" } },
-      })
-    }\n\n`;
-    const up = upstream(
-      server,
-      BASE,
-      responsesWire,
-      (_n, req) => sseResponse(req, [...responsesWire.start(), failed]),
-    );
-    const error = await streamChat(options({ maxRetries: 0 })).result.catch((e: unknown) => e);
+    const { up, error } = await failedStream({
+      response: { id: "resp_1", status: "failed", error: { code, message: "failed" } },
+    });
     expect(isUpstreamStreamError(error) && [error.errorType, error.retryable]).toEqual([
       code,
       retryable,
@@ -198,20 +203,10 @@ describe("openai-responses stream", () => {
   });
 
   test("response.failed with the error at the top level (compatible servers) keeps its code", async () => {
-    const failed = `event: response.failed\ndata: ${
-      JSON.stringify({
-        type: "response.failed",
-        sequence_number: 3,
-        error: { code: "server_error", message: "upstream failed" },
-      })
-    }\n\n`;
-    const up = upstream(
-      server,
-      BASE,
-      responsesWire,
-      (_n, req) => sseResponse(req, [...responsesWire.start(), failed]),
-    );
-    const error = await streamChat(options({ maxRetries: 0 })).result.catch((e: unknown) => e);
+    const { up, error } = await failedStream({
+      sequence_number: 3,
+      error: { code: "server_error", message: "upstream failed" },
+    });
     expect(isUpstreamStreamError(error) && [error.errorType, error.retryable, error.message])
       .toEqual(["server_error", true, "stopstream: upstream error in stream: upstream failed"]);
     expect(up.count).toBe(1);
