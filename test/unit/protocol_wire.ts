@@ -16,6 +16,7 @@ import type {
   StreamEvent,
 } from "../../src/index.ts";
 import { anthropicWire } from "./fixtures/anthropic_wire.ts";
+import { openAIErrorBody } from "./fixtures/openai_error_body.ts";
 import { responsesWire } from "./fixtures/responses_wire.ts";
 
 /** Builds one protocol's SSE blocks (each a complete `event:`/`data:` block or comment). */
@@ -102,14 +103,7 @@ export const chatWire: WireFixture = {
           : { message: "Invalid 'messages': empty array.", type: "invalid_request_error" },
       })
     }\n\n`,
-  errorBody: (status) => ({
-    error: {
-      message: status === 404 ? "The model `gpt-nope` does not exist" : "The server is overloaded",
-      type: status === 404 ? "invalid_request_error" : "server_error",
-      param: null,
-      code: status === 404 ? "model_not_found" : null,
-    },
-  }),
+  errorBody: openAIErrorBody,
 };
 
 /** The three wires, for `describe.each`. */
