@@ -143,12 +143,7 @@ describe("anthropic-messages stream", () => {
   });
 
   test("an overloaded_error event before content is retried", async () => {
-    const up = upstream(
-      server,
-      BASE,
-      anthropicWire,
-      (n) => chunkedResponse(fixture(n === 1 ? "anthropic_error.sse" : "anthropic_text.sse")),
-    );
+    const up = replay("anthropic_error.sse", "anthropic_text.sse");
     const run = await collect(streamChat(options()));
     const retry = run.events.find((e) => e.type === "retry");
     expect(retry?.type === "retry" && isUpstreamStreamError(retry.error) && retry.error.errorType)

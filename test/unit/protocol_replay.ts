@@ -56,21 +56,27 @@ export function chunkedResponse(text: string, cuts: number[] = []): Response {
 }
 
 /**
- * Returns `replay(name)`: mounts an upstream on `server` that answers every request with the
- * recorded stream `name`, unsplit.
+ * Returns `replay(...names)`: mounts an upstream on `server` that answers the n-th request
+ * with the recorded stream `names[n - 1]`, unsplit (the last one answers every later request).
  *
  * @example
  * ```ts
  * const replay = replayer(server, BASE, anthropicWire);
- * const up = replay("anthropic_text.sse");
+ * const up = replay("anthropic_error.sse", "anthropic_text.sse");
  * ```
  */
 export function replayer(
   server: SetupServerApi,
   baseURL: string,
   wire: WireFixture,
-): (name: string) => Upstream {
-  return (name) => upstream(server, baseURL, wire, () => chunkedResponse(fixture(name)));
+): (...names: [string, ...string[]]) => Upstream {
+  return (...names) =>
+    upstream(
+      server,
+      baseURL,
+      wire,
+      (n) => chunkedResponse(fixture(names[Math.min(n, names.length) - 1]!)),
+    );
 }
 
 /**

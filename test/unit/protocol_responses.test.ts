@@ -162,12 +162,7 @@ describe("openai-responses stream", () => {
   });
 
   test("response.failed with server_error is transient: retried", async () => {
-    const up = upstream(
-      server,
-      BASE,
-      responsesWire,
-      (n) => chunkedResponse(fixture(n === 1 ? "responses_failed.sse" : "responses_text.sse")),
-    );
+    const up = replay("responses_failed.sse", "responses_text.sse");
     const run = await collect(streamChat(options()));
     const retry = run.events.find((e) => e.type === "retry");
     expect(retry?.type === "retry" && isUpstreamStreamError(retry.error) && retry.error.errorType)
