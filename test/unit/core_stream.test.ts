@@ -9,6 +9,7 @@ import {
   delay,
   DONE,
   ofType,
+  type ScriptedBody,
   scriptedBody,
   sse,
   type Step,
@@ -29,6 +30,18 @@ function paced(parts: string[], delayMs = 1): Step[] {
     DONE,
   );
   return steps;
+}
+
+/** An injected fetch that answers with `body`'s stream and counts its calls. */
+function serving(body: ScriptedBody): { fetch: typeof fetch; calls(): number } {
+  let calls = 0;
+  const fetchFn: typeof fetch = () => {
+    calls++;
+    return Promise.resolve(
+      new Response(body.stream, { headers: { "content-type": "text/event-stream" } }),
+    );
+  };
+  return { fetch: fetchFn, calls: () => calls };
 }
 
 const PARTS = ["a", "b", "c", "d", "e"];
@@ -144,14 +157,8 @@ describe("backpressure", () => {
     for (let i = 0; i < CHUNKS; i++) steps.push(sse(chunk({ content: "x" })));
     steps.push(sse(chunk({}, "stop")), DONE);
     const body = scriptedBody(steps);
-    let calls = 0;
-    const fetchFn: typeof fetch = () => {
-      calls++;
-      return Promise.resolve(
-        new Response(body.stream, { headers: { "content-type": "text/event-stream" } }),
-      );
-    };
-    const stream = streamChat(options({ fetch: fetchFn }));
+    const served = serving(body);
+    const stream = streamChat(options({ fetch: served.fetch }));
     const iterator = stream[Symbol.asyncIterator]();
     expect((await iterator.next()).value).toMatchObject({ type: "open" });
     expect((await iterator.next()).value).toMatchObject({ type: "text", text: "x" });
@@ -171,7 +178,7 @@ describe("backpressure", () => {
     expect(texts).toBe(CHUNKS);
     expect((await stream.result).content).toBe("x".repeat(CHUNKS));
     expect(body.sent).toBe(steps.length);
-    expect(calls).toBe(1);
+    expect(served.calls()).toBe(1);
   });
 
   test("result-only callers are not throttled: no events are queued for them", async () => {
@@ -179,17 +186,11 @@ describe("backpressure", () => {
     for (let i = 0; i < 500; i++) steps.push(sse(chunk({ content: "y" })));
     steps.push(sse(chunk({}, "stop")), DONE);
     const body = scriptedBody(steps);
-    let calls = 0;
-    const fetchFn: typeof fetch = () => {
-      calls++;
-      return Promise.resolve(
-        new Response(body.stream, { headers: { "content-type": "text/event-stream" } }),
-      );
-    };
-    const result = await streamChat(options({ fetch: fetchFn })).result;
+    const served = serving(body);
+    const result = await streamChat(options({ fetch: served.fetch })).result;
     expect(result.content).toBe("y".repeat(500));
     expect(body.sent).toBe(steps.length);
-    expect(calls).toBe(1);
+    expect(served.calls()).toBe(1);
   });
 
   test("a consumer that pauses between events still gets every event (gate-driven)", async () => {
