@@ -295,3 +295,26 @@ export async function startLoopbackUpstream(): Promise<LoopbackUpstream> {
     server,
   });
 }
+
+/**
+ * Runs `body` with a fresh {@link startLoopbackUpstream} server and closes it afterwards,
+ * whether `body` passed or failed.
+ *
+ * @example
+ * ```ts
+ * await withLoopbackUpstream(async (server) => {
+ *   server.reply(sseReply(openAIText(["ok"])));
+ *   expect(server.count).toBe(0);
+ * });
+ * ```
+ */
+export async function withLoopbackUpstream(
+  body: (server: LoopbackUpstream) => Promise<void>,
+): Promise<void> {
+  const server = await startLoopbackUpstream();
+  try {
+    await body(server);
+  } finally {
+    await server.close();
+  }
+}

@@ -2,7 +2,7 @@ import { describe, expect, test } from "vitest";
 import { InterruptedError } from "../../src/errors.ts";
 import { streamChat } from "../../src/stream_chat.ts";
 import type { StreamChatOptions } from "../../src/types.ts";
-import { noAnswer, sseReply, startLoopbackUpstream } from "../support/msw.ts";
+import { noAnswer, sseReply, withLoopbackUpstream } from "../support/msw.ts";
 import { chunk, collect, DONE, openAIText, settlesNow, sse } from "../support/sse.ts";
 
 // Real sockets on 127.0.0.1, no MSW: these tests check what only a server can see, that the
@@ -16,8 +16,7 @@ function options(baseURL: string, extra: Partial<StreamChatOptions> = {}): Strea
 
 describe("against a real loopback server", () => {
   test("an abort while waiting for headers closes the connection the server holds", async () => {
-    const server = await startLoopbackUpstream();
-    try {
+    await withLoopbackUpstream(async (server) => {
       server.reply(noAnswer);
       const controller = new AbortController();
       const stream = streamChat(options(server.baseURL, { signal: controller.signal }));
@@ -28,14 +27,11 @@ describe("against a real loopback server", () => {
       expect(await served.closed).toBe("aborted");
       await server.expectNoMoreRequests();
       expect(server.count).toBe(1);
-    } finally {
-      await server.close();
-    }
+    });
   });
 
   test("an abort mid-stream closes the connection, the body is cancelled", async () => {
-    const server = await startLoopbackUpstream();
-    try {
+    await withLoopbackUpstream(async (server) => {
       server.reply(sseReply([sse(chunk({ content: "Hel" })), { hold: true }]));
       const controller = new AbortController();
       const stream = streamChat(options(server.baseURL, { signal: controller.signal }));
@@ -49,14 +45,11 @@ describe("against a real loopback server", () => {
       await server.requests[0]!.stream!.cancelled;
       await server.expectNoMoreRequests();
       expect(server.count).toBe(1);
-    } finally {
-      await server.close();
-    }
+    });
   });
 
   test("events after [DONE] are ignored and the body is released without waiting for the server", async () => {
-    const server = await startLoopbackUpstream();
-    try {
+    await withLoopbackUpstream(async (server) => {
       server.reply(
         sseReply([openAIText(["ok"]), sse(chunk({ content: "late" })), { hold: true }]),
       );
@@ -68,28 +61,22 @@ describe("against a real loopback server", () => {
       // The server never ended its body: the client closed the connection.
       expect(await (await server.served(1)).closed).toBe("aborted");
       expect(server.count).toBe(1);
-    } finally {
-      await server.close();
-    }
+    });
   });
 
   test("DONE with a trailing body in the same chunk: the rest is ignored", async () => {
-    const server = await startLoopbackUpstream();
-    try {
+    await withLoopbackUpstream(async (server) => {
       server.reply(sseReply([openAIText(["ok"]) + sse(chunk({ content: "late" })) + DONE]));
       const result = await streamChat(options(server.baseURL)).result;
       expect(result.content).toBe("ok");
       expect(server.count).toBe(1);
-    } finally {
-      await server.close();
-    }
+    });
   });
 });
 
 describe("stopping the iteration against a real loopback server", () => {
   test("break cancels the upstream: the server sees its connection close", async () => {
-    const server = await startLoopbackUpstream();
-    try {
+    await withLoopbackUpstream(async (server) => {
       server.reply(sseReply([sse(chunk({ content: "Hel" })), { hold: true }]));
       const stream = streamChat(options(server.baseURL));
       for await (const event of stream) if (event.type === "text") break;
@@ -98,14 +85,11 @@ describe("stopping the iteration against a real loopback server", () => {
       await server.requests[0]!.stream!.cancelled;
       await server.expectNoMoreRequests();
       expect(server.count).toBe(1);
-    } finally {
-      await server.close();
-    }
+    });
   });
 
   test("a stall timeout closes the stalled connection before the retry", async () => {
-    const server = await startLoopbackUpstream();
-    try {
+    await withLoopbackUpstream(async (server) => {
       server.reply(
         sseReply([sse(chunk({ role: "assistant", content: "" })), { hold: true }]),
         sseReply(openAIText(["ok"])),
@@ -116,8 +100,6 @@ describe("stopping the iteration against a real loopback server", () => {
       expect(await (await server.served(1)).closed).toBe("aborted");
       expect(await (await server.served(2)).closed).toBe("finished");
       expect(server.count).toBe(2);
-    } finally {
-      await server.close();
-    }
+    });
   });
 });
