@@ -18,7 +18,7 @@ import {
   type RequestTarget,
   type StreamDecoder,
 } from "./protocol.ts";
-import { joinURL, requestHeaders } from "./request.ts";
+import { appendMessage, joinURL, requestHeaders } from "./request.ts";
 import { upstreamError } from "./upstream_error.ts";
 import { usage } from "./usage.ts";
 import { errorEventPayload, type EventData, parseEventData } from "./event_data.ts";
@@ -298,9 +298,8 @@ export const anthropicMessages: Protocol = {
     // Assistant prefill: the model continues the last assistant turn. The API rejects a final
     // assistant turn ending in whitespace, so it is trimmed here and skipped again when the
     // model re-sends it (see the decoder's `#skip`).
-    const messages = Array.isArray(body.messages) ? body.messages : [];
     const prefill = partialText.trimEnd();
     if (prefill === "") return body;
-    return { ...body, messages: [...messages, { role: "assistant", content: prefill }] };
+    return appendMessage(body, { role: "assistant", content: prefill });
   },
 };

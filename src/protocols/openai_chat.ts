@@ -18,7 +18,7 @@ import {
   type RequestTarget,
   type StreamDecoder,
 } from "./protocol.ts";
-import { bearerHeaders, joinURL } from "./request.ts";
+import { appendMessage, bearerHeaders, joinURL } from "./request.ts";
 import { upstreamError } from "./upstream_error.ts";
 import { usage } from "./usage.ts";
 
@@ -234,10 +234,6 @@ export const openAIChat: Protocol = {
   continuationBody(body: Record<string, unknown>, partialText: string): Record<string, unknown> {
     // Prefix completion (DeepSeek, vLLM, llama.cpp…): the partial answer as a trailing
     // assistant message marked `prefix: true`; the model streams only what follows.
-    const messages = Array.isArray(body.messages) ? body.messages : [];
-    return {
-      ...body,
-      messages: [...messages, { role: "assistant", content: partialText, prefix: true }],
-    };
+    return appendMessage(body, { role: "assistant", content: partialText, prefix: true });
   },
 };

@@ -1,5 +1,6 @@
 /**
- * What the protocols' `buildRequest` share: the URL join and the JSON/SSE request headers.
+ * What the protocols' requests share: the URL join, the JSON/SSE request headers, and the
+ * assistant turn a continuation appends.
  *
  * @module
  */
@@ -53,4 +54,20 @@ export function bearerHeaders(target: RequestTarget): Headers {
   const headers = requestHeaders(target);
   if (target.apiKey !== undefined) headers.set("authorization", `Bearer ${target.apiKey}`);
   return headers;
+}
+
+/**
+ * `body` with `message` appended to its `messages` (a new body and array; `body` is kept).
+ *
+ * @example
+ * ```ts
+ * appendMessage({ messages: [] }, { role: "assistant", content: "Hel" }).messages.length; // 1
+ * ```
+ */
+export function appendMessage(
+  body: Record<string, unknown>,
+  message: Record<string, unknown>,
+): Record<string, unknown> {
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  return { ...body, messages: [...messages, message] };
 }
