@@ -15,7 +15,7 @@ import { ANTHROPIC, chain, PRIMARY } from "./fallback_chain.ts";
 import { anthropicWire } from "./fixtures/anthropic_wire.ts";
 import { responsesWire } from "./fixtures/responses_wire.ts";
 import {
-  answer,
+  answers,
   chatWire,
   collect,
   errorResponse,
@@ -32,7 +32,7 @@ describe("fallback chains", () => {
       server,
       ANTHROPIC,
       anthropicWire,
-      (_n, req) => sseResponse(req, answer(anthropicWire, "from Claude")),
+      answers(anthropicWire, "from Claude"),
     );
     const run = await collect(streamChat(chain()));
     expect(run.result?.content).toBe("from Claude");
@@ -59,12 +59,7 @@ describe("fallback chains", () => {
 
   test("404 for the model moves on at once, without retries", async () => {
     const first = upstream(server, PRIMARY, chatWire, () => errorResponse(chatWire, 404));
-    const second = upstream(
-      server,
-      ANTHROPIC,
-      anthropicWire,
-      (_n, req) => sseResponse(req, answer(anthropicWire, "ok")),
-    );
+    const second = upstream(server, ANTHROPIC, anthropicWire, answers(anthropicWire, "ok"));
     const run = await collect(streamChat(chain()));
     expect(run.result?.target?.index).toBe(1);
     expect(run.events.some((e) => e.type === "retry")).toBe(false);
@@ -96,12 +91,7 @@ describe("fallback chains", () => {
 
   test("a non-retryable error (401) does not fall back", async () => {
     const first = upstream(server, PRIMARY, chatWire, () => errorResponse(chatWire, 401));
-    const second = upstream(
-      server,
-      ANTHROPIC,
-      anthropicWire,
-      (_n, req) => sseResponse(req, answer(anthropicWire, "never")),
-    );
+    const second = upstream(server, ANTHROPIC, anthropicWire, answers(anthropicWire, "never"));
     const error = await streamChat(chain()).result.catch((e: unknown) => e);
     expect(isAPIStatusError(error) && error.status).toBe(401);
     expect(first.count).toBe(1);
@@ -115,12 +105,7 @@ describe("fallback chains", () => {
       chatWire,
       () => errorResponse(chatWire, 429, { "retry-after": "3600" }),
     );
-    const second = upstream(
-      server,
-      ANTHROPIC,
-      anthropicWire,
-      (_n, req) => sseResponse(req, answer(anthropicWire, "ok")),
-    );
+    const second = upstream(server, ANTHROPIC, anthropicWire, answers(anthropicWire, "ok"));
     const result = await streamChat(chain()).result;
     expect(result.target?.index).toBe(1);
     expect(first.count).toBe(1);
@@ -130,12 +115,7 @@ describe("fallback chains", () => {
   test("an interrupt during the first target's backoff makes no request to the second", async () => {
     const controller = new AbortController();
     const first = upstream(server, PRIMARY, chatWire, () => errorResponse(chatWire, 503));
-    const second = upstream(
-      server,
-      ANTHROPIC,
-      anthropicWire,
-      (_n, req) => sseResponse(req, answer(anthropicWire, "never")),
-    );
+    const second = upstream(server, ANTHROPIC, anthropicWire, answers(anthropicWire, "never"));
     const run = await collect(
       streamChat(chain({ signal: controller.signal, retry: { initialDelayMs: 10_000 } })),
       (e) => {
@@ -155,12 +135,7 @@ describe("fallback chains", () => {
       chatWire,
       (_n, req) => sseResponse(req, [...chatWire.start(), chatWire.text("half")], "drop"),
     );
-    const second = upstream(
-      server,
-      ANTHROPIC,
-      anthropicWire,
-      (_n, req) => sseResponse(req, answer(anthropicWire, "never")),
-    );
+    const second = upstream(server, ANTHROPIC, anthropicWire, answers(anthropicWire, "never"));
     const run = await collect(streamChat(chain()));
     expect(isPartialStreamError(run.error)).toBe(true);
     if (isPartialStreamError(run.error)) {
@@ -179,7 +154,7 @@ describe("fallback chains", () => {
       server,
       "https://responses.test/v1",
       responsesWire,
-      (_n, req) => sseResponse(req, answer(responsesWire, "third time")),
+      answers(responsesWire, "third time"),
     );
     const run = await collect(streamChat(chain({
       maxRetries: 0,

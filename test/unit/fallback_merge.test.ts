@@ -11,6 +11,7 @@ import { anthropicWire } from "./fixtures/anthropic_wire.ts";
 import { responsesWire } from "./fixtures/responses_wire.ts";
 import {
   answer,
+  answers,
   chatWire,
   collect,
   errorResponse,
@@ -23,12 +24,7 @@ const server = useMswServer();
 describe("fallback entries", () => {
   test("the fallback's body merges over the primary's; key and headers stay on their origin", async () => {
     upstream(server, PRIMARY, chatWire, () => errorResponse(chatWire, 503));
-    const second = upstream(
-      server,
-      ANTHROPIC,
-      anthropicWire,
-      (_n, req) => sseResponse(req, answer(anthropicWire, "ok")),
-    );
+    const second = upstream(server, ANTHROPIC, anthropicWire, answers(anthropicWire, "ok"));
     await streamChat(chain({ maxRetries: 0 })).result;
     expect(second.bodies[0]).toMatchObject({
       model: "claude-sonnet-4-5",
@@ -49,7 +45,7 @@ describe("fallback entries", () => {
       server,
       "https://other.test/v1",
       chatWire,
-      (_n, req) => sseResponse(req, answer(chatWire, "ok")),
+      answers(chatWire, "ok"),
     );
     await streamChat(chain({ maxRetries: 0, fallbacks: [{ baseURL: "https://other.test/v1" }] }))
       .result;
@@ -81,7 +77,7 @@ describe("fallback entries", () => {
       server,
       "https://responses.test/v1",
       responsesWire,
-      (_n, req) => sseResponse(req, answer(responsesWire, "ok")),
+      answers(responsesWire, "ok"),
     );
     await streamChat(chain({
       maxRetries: 0,

@@ -17,6 +17,7 @@ import {
 import { useMswServer } from "../support/msw.ts";
 import {
   answer,
+  answers,
   collect,
   errorResponse,
   optionsFor,
@@ -33,12 +34,7 @@ const options = optionsFor(BASE, "m-1");
 
 describe.each(WIRES)("$protocol under faults", (wire) => {
   test("a complete stream yields text events, usage and a stop result", async () => {
-    const up = upstream(
-      server,
-      BASE,
-      wire,
-      (_n, req) => sseResponse(req, answer(wire, "Hel", "lo")),
-    );
+    const up = upstream(server, BASE, wire, answers(wire, "Hel", "lo"));
     const run = await collect(streamChat(options(wire)));
     expect(run.error).toBeUndefined();
     expect(run.text).toBe("Hello");
@@ -174,7 +170,7 @@ describe.each(WIRES)("$protocol under faults", (wire) => {
     const settle = (result: Promise<ChatResult>) => result.catch((e: unknown) => e);
 
     test("before the call starts: no request at all", async () => {
-      const up = upstream(server, BASE, wire, (_n, req) => sseResponse(req, answer(wire, "x")));
+      const up = upstream(server, BASE, wire, answers(wire, "x"));
       const error = await settle(streamChat(options(wire, { signal: AbortSignal.abort() })).result);
       expect(isInterruptedError(error)).toBe(true);
       expect(up.count).toBe(0);

@@ -125,6 +125,21 @@ export function answer(wire: WireFixture, ...texts: string[]): string[] {
 }
 
 /**
+ * An `upstream` responder that answers every request with {@link answer}`(wire, ...texts)`.
+ *
+ * @example
+ * ```ts
+ * upstream(server, BASE, anthropicWire, answers(anthropicWire, "ok"));
+ * ```
+ */
+export function answers(
+  wire: WireFixture,
+  ...texts: string[]
+): (n: number, request: Request) => Response {
+  return (_n, request) => sseResponse(request, answer(wire, ...texts));
+}
+
+/**
  * Options for one wire at `baseURL` (key `sk-test` unless given, `wire.body(model)` or the
  * body given, {@link FAST} retries): returns `options(wire, extra)` for a test file.
  *
