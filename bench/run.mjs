@@ -1,9 +1,10 @@
 // `npm run bench` (full) / `npm run bench -- --quick` (smoke, < 1 min).
 // Runs every contender in fresh child processes against the built package, prints the tables,
-// writes bench/results/latest.json and regenerates BENCHMARKS.md from it.
+// writes bench/results/latest.json and regenerates BENCHMARKS.md from it. A quick run writes
+// bench/results/quick.json instead and leaves the published full results alone.
 //
-// Options: --quick · --only <regex on group/section names> (development; also skips writing
-// BENCHMARKS.md) · --report (re-render BENCHMARKS.md from the stored JSON and exit).
+// Options: --quick · --only <regex on group/section names> (development; writes nothing)
+// · --report (re-render BENCHMARKS.md from bench/results/latest.json and exit).
 
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -18,6 +19,7 @@ import { renderMarkdown } from "./lib/report.mjs";
 import { relayBench } from "./lib/relay_bench.mjs";
 
 const RESULTS = new URL("./results/latest.json", import.meta.url);
+const QUICK_RESULTS = new URL("./results/quick.json", import.meta.url);
 const MARKDOWN = new URL("../BENCHMARKS.md", import.meta.url);
 const args = parseArgs(process.argv.slice(2));
 
@@ -141,7 +143,9 @@ async function main() {
     if (!existsSync(RESULTS)) {
       throw new Error("no bench/results/latest.json yet: run npm run bench");
     }
-    return writeMarkdown(JSON.parse(readFileSync(RESULTS, "utf8")));
+    const stored = JSON.parse(readFileSync(RESULTS, "utf8"));
+    stored.targets = evaluateTargets(stored);
+    return writeMarkdown(stored);
   }
   const quick = Boolean(args.quick);
   const only = typeof args.only === "string" ? new RegExp(args.only) : null;
@@ -188,13 +192,15 @@ async function main() {
   results.targets = evaluateTargets(results);
   process.stdout.write(`\n${allTables(results).map(textTable).join("\n\n")}\n`);
   if (only) {
-    log("--only: partial run, results/latest.json and BENCHMARKS.md left as they were");
+    log("--only: partial run, nothing written");
     return;
   }
   mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
-  writeFileSync(RESULTS, JSON.stringify(results, null, 2) + "\n");
-  log(`wrote ${RESULTS.pathname}`);
-  writeMarkdown(results);
+  const file = quick ? QUICK_RESULTS : RESULTS;
+  writeFileSync(file, JSON.stringify(results, null, 2) + "\n");
+  log(`wrote ${file.pathname}`);
+  if (quick) log("quick run: BENCHMARKS.md is left to the full run (npm run bench)");
+  else writeMarkdown(results);
 }
 
 await main();

@@ -48,6 +48,11 @@ function sdkTargets(list, groups) {
     for (const [sdk, min] of [["openai-sdk", 4], ["ai-sdk", 20]]) {
       for (const ours of STOPSTREAM) {
         const ratio = g.ratios[sdk]?.[ours] ?? null;
+        const a = g.contenders[sdk];
+        const b = g.contenders[ours];
+        const cpu = a?.ok && b?.ok
+          ? Math.round((a.cpuMs.median / b.cpuMs.median) * 100) / 100
+          : null;
         check(
           list,
           `${ours} ≥ ${min}× faster than ${sdk}`,
@@ -55,7 +60,7 @@ function sdkTargets(list, groups) {
           ratio,
           min,
           ratio === null ? null : ratio >= min,
-          "×",
+          `× (main-thread CPU ${cpu}×)`,
         );
       }
     }
