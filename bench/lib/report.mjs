@@ -77,7 +77,11 @@ export function renderMarkdown(results) {
     "",
     ...headline(results),
     "",
-    `${metCount(results)}.`,
+    `${metCount(results)}${
+      results.targets.some((t) => t.met === false) && existsSync(NOTES)
+        ? " — the misses, and what limits them, are discussed under Notes"
+        : ""
+    }.`,
     "",
     "## Results",
     "",
@@ -97,7 +101,8 @@ export function renderMarkdown(results) {
 }
 
 const METHOD = [
-  "- One command: `npm run bench` (full) or `npm run bench -- --quick` (smoke check, < 1 min).",
+  "- One command: `npm run bench` (full) or `npm run bench -- --quick` (smoke check, < 1 min;",
+  "  it writes bench/results/quick.json and leaves this file alone).",
   "  It builds the package and measures the built `dist/`, as users get it.",
   "- Streams are synthetic and deterministic (`bench/lib/streams.mjs`): a real-looking OpenAI",
   "  chat chunk per delta (~247 bytes), tokens drawn with a fixed seed from a vocabulary that",
