@@ -9,7 +9,7 @@
 // inspector is off (`dev.inspector: false`), nothing else changes.
 
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -82,6 +82,7 @@ async function host(upstream) {
   process.stdout.write(JSON.stringify({ url, workerd: findWorkerd(process.pid) }) + "\n");
   process.stdin.on("end", async () => {
     await worker.dispose();
+    rmSync(envFile, { force: true });
     process.exit(0);
   });
   process.stdin.resume();
