@@ -48,6 +48,7 @@ const STEPS = [
   },
   { script: "test:pack", what: "npm pack → publint, attw, install, import, tsc" },
   { script: "test:jsr", what: "deno check + deno publish --dry-run" },
+  { script: "test:deploy", what: "wrangler deploy --dry-run: the Worker bundles" },
 ];
 
 function runStep(script, args = []) {
