@@ -150,14 +150,14 @@ export type StreamEvent =
  */
 export interface RetryOptions {
   /** Default 500. */
-  initialDelayMs?: number;
+  initialDelayMs?: number | undefined;
   /** Default 8000. */
-  maxDelayMs?: number;
+  maxDelayMs?: number | undefined;
   /**
    * Longest `Retry-After` the client will honour (default 60 000). A server asking for a longer
    * wait fails the call at once with its error instead of parking it for minutes.
    */
-  maxRetryAfterMs?: number;
+  maxRetryAfterMs?: number | undefined;
 }
 
 /**
@@ -171,13 +171,13 @@ export interface RetryOptions {
  */
 export interface Timeouts {
   /** Request start to response headers. Default 60 000. */
-  headersMs?: number;
+  headersMs?: number | undefined;
   /** Response headers to the first data event (covers a long prefill). Default 600 000. */
-  firstEventMs?: number;
+  firstEventMs?: number | undefined;
   /** Between data events; keep-alive comments are not progress. Default 180 000. */
-  idleMs?: number;
+  idleMs?: number | undefined;
   /** The whole call. Default: none. */
-  totalMs?: number;
+  totalMs?: number | undefined;
 }
 
 /**
@@ -203,25 +203,25 @@ export interface StreamChatOptions {
   /** E.g. `https://api.openai.com/v1`; the protocol appends its path. A trailing slash is fine. */
   baseURL: string;
   /** Sent as `Authorization: Bearer …` (`x-api-key` for Anthropic). */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** Extra request headers; they win over the defaults except the API key header. */
-  headers?: Record<string, string> | Headers;
+  headers?: Record<string, string> | Headers | undefined;
   /** The provider request object, sent unchanged except for the streaming flags. */
   body: Record<string, unknown>;
   /** Wire protocol. Default `"openai-chat"`. */
-  protocol?: ProtocolName;
+  protocol?: ProtocolName | undefined;
   /** Stops the call in any phase: no further request, the connection closed, `InterruptedError`. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Retries after the first attempt. Default 2 (at most 3 attempts). */
-  maxRetries?: number;
-  retry?: RetryOptions;
-  timeouts?: Timeouts;
+  maxRetries?: number | undefined;
+  retry?: RetryOptions | undefined;
+  timeouts?: Timeouts | undefined;
   /** Default `globalThis.fetch`, looked up at call time. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** Largest single SSE event accepted, in bytes (default 16 MiB). */
-  maxEventBytes?: number;
+  maxEventBytes?: number | undefined;
   /** Next targets to try when this one has used up its retries. */
-  fallbacks?: Array<Partial<StreamChatOptions>>;
+  fallbacks?: Array<Partial<StreamChatOptions>> | undefined;
   /** Default `"throw"`. */
-  onPartial?: PartialPolicy;
+  onPartial?: PartialPolicy | undefined;
 }
