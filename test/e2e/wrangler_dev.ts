@@ -5,13 +5,29 @@
  * @module
  */
 
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const WRANGLER = `${ROOT}node_modules/.bin/wrangler`;
+
+let prebuilt = false;
+/**
+ * Runs the Worker's `[build]` step once, before any instance starts: the step then finds its
+ * output up to date and writes nothing, so no instance's watcher sees `src/` change and
+ * restarts in the middle of a test (on a fresh clone every instance would otherwise write it).
+ */
+function prebuildOnce(): void {
+  if (prebuilt) return;
+  const build = spawnSync(process.execPath, [`${ROOT}scripts/build-browser-client.mjs`], {
+    cwd: ROOT,
+    encoding: "utf8",
+  });
+  if (build.status !== 0) throw new Error(`browser client build failed:\n${build.stderr}`);
+  prebuilt = true;
+}
 
 /**
  * A running `wrangler dev`.
@@ -50,6 +66,7 @@ export async function startWranglerDev(
   vars: Record<string, string> = {},
   timeoutMs = 45_000,
 ): Promise<WranglerDev> {
+  prebuildOnce();
   const [port, inspectorPort] = [await freePort(), await freePort()];
   const args = [
     "dev",
@@ -63,6 +80,10 @@ export async function startWranglerDev(
     // A developer's own .dev.vars must not point the tests at a real provider.
     "--env-file",
     `${ROOT}test/e2e/empty.env`,
+    // Its own state directory: two instances sharing .wrangler/state lock each other's SQLite
+    // ("database is locked", seen on a fresh clone where both start at once).
+    "--persist-to",
+    `${ROOT}.tmp/wrangler-e2e-${port}`,
   ];
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   let output = "";
