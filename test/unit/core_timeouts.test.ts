@@ -160,7 +160,12 @@ describe("timeouts", () => {
     const count = upstream.count;
     expect(count).toBeGreaterThan(1);
     expect(count).toBeLessThan(20);
-    expect(ofType(events, "retry")).toHaveLength(count - 1);
+    // A retry is announced before its backoff: when the total timer cuts that backoff short,
+    // the last announced attempt never starts; when the loop itself saw the deadline coming,
+    // it announced nothing more.
+    const retries = ofType(events, "retry").length;
+    if ((error as Error).name === "ConnectionError") expect(retries).toBe(count - 1);
+    else expect([count - 1, count]).toContain(retries);
     await upstream.expectNoMoreRequests();
     expect(upstream.count).toBe(count);
   });
