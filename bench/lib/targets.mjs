@@ -132,7 +132,7 @@ function relayTargets(list, relay) {
   if (relay?.status !== "measured") {
     check(
       list,
-      "relay: upstream connections closed, memory flat",
+      "relay: upstream connections closed, JS heap flat",
       "relay",
       null,
       null,
@@ -152,14 +152,14 @@ function relayTargets(list, relay) {
     open === 0,
     "open at the end",
   );
-  const rss = l.waves.map((w) => w.workerdRSSMiB);
+  const heap = l.waves.map((w) => w.heapAfterGCMiB ?? null);
   check(
     list,
-    "relay: workerd memory flat across waves (last ≤ 1.1× wave 2)",
+    "relay: JS heap after a full GC flat across waves (last ≤ 1.1× wave 2)",
     "relay",
-    rss.at(-1),
-    rss[1] === undefined ? null : Math.round(rss[1] * 11) / 10,
-    l.memoryFlat,
+    heap.at(-1),
+    heap[1] === undefined || heap[1] === null ? null : Math.round(heap[1] * 110) / 100,
+    l.heapFlat ?? null,
     "MiB",
   );
 }

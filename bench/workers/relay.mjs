@@ -1,15 +1,17 @@
 // The relay benchmark, child side: the floor consumer against the relay under `wrangler dev`
 // and directly against the same loopback upstream, taking turns.
 //   --task relay-ttfd --trials N · --task relay-throughput --n N --runs R
-//   --task relay-load --streams 200 --waves 5 [--workerd <pid>]
+//   --task relay-load --streams 200 --waves 5 [--workerd <pid> --proxy <pid> --inspector <ws>]
 // (with --server <upstream> --relay <relay URL>). Waves of concurrent paced streams (100 deltas,
 // one per 10 ms) through the relay; every fifth caller disconnects mid-stream. After each wave:
 // what the upstream saw (requests, completed, cancelled, still open), how long after each
-// disconnect its upstream connection closed, and workerd's RSS.
+// disconnect its upstream connection closed, the RSS of the relay's workerd and of wrangler's
+// proxy workerd, and the relay isolate's JS heap after a full GC.
 
 import { readFileSync } from "node:fs";
 import floor from "./floor.mjs";
 import { context } from "../lib/context.mjs";
+import { heapAfterGCMiB } from "../lib/heap.mjs";
 import { hashText, openaiStream, REQUEST_BODY } from "../lib/streams.mjs";
 import { parseArgs } from "../lib/worker.mjs";
 
@@ -134,7 +136,11 @@ async function wave(w, streams, full) {
     upstreamCancelled: after.cancelled - before.cancelled,
     upstreamOpenAtEnd: after.open,
     allClosedAfterMs: Math.round((performance.now() - t0) * 10) / 10,
+    // The relay's workerd (not wrangler's proxy in front of it), then the proxy, raw RSS.
     workerdRSSMiB: rssMiB(Number(args.workerd)),
+    proxyRSSMiB: rssMiB(Number(args.proxy)),
+    // The relay isolate's JS heap after a full GC: what a leak in the relay would grow.
+    heapAfterGCMiB: await heapAfterGCMiB(args.inspector),
   };
 }
 
@@ -151,8 +157,9 @@ async function load() {
   const streams = Number(args.streams ?? 200);
   const waves = [];
   const rssBefore = rssMiB(Number(args.workerd));
+  const heapBefore = await heapAfterGCMiB(args.inspector);
   for (let w = 0; w < Number(args.waves ?? 5); w++) waves.push(await wave(w, streams, expected));
-  return { streams, dropShare: 0.2, rssBeforeMiB: rssBefore, waves };
+  return { streams, dropShare: 0.2, rssBeforeMiB: rssBefore, heapBeforeMiB: heapBefore, waves };
 }
 
 const tasks = { "relay-ttfd": ttfd, "relay-throughput": throughput, "relay-load": load };
