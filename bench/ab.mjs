@@ -16,22 +16,14 @@ import { chunksFor, replayFetch } from "./lib/delivery.mjs";
 import { context } from "./lib/context.mjs";
 import { buildWorkload, hashText } from "./lib/streams.mjs";
 import { median } from "./lib/stats.mjs";
-import { parseArgs } from "./lib/worker.mjs";
+import { parseArgs, startProfiler } from "./lib/worker.mjs";
 import { printProfile } from "./lib/cpuprofile.mjs";
 
 async function profile() {
-  const { Session } = await import("node:inspector/promises");
-  const { writeFileSync } = await import("node:fs");
-  const session = new Session();
-  session.connect();
-  await session.post("Profiler.enable");
-  await session.post("Profiler.setSamplingInterval", { interval: 200 });
-  await session.post("Profiler.start");
+  const profiler = await startProfiler();
   return {
     async stop() {
-      const { profile } = await session.post("Profiler.stop");
-      writeFileSync(args.profile, JSON.stringify(profile));
-      session.disconnect();
+      await profiler.stop(args.profile);
       printProfile(args.profile);
     },
   };

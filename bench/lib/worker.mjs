@@ -66,7 +66,7 @@ function schedstat() {
 }
 
 /** A CPU profile of the timed section only (not the stream generation, not the warm-up). */
-async function startProfiler() {
+export async function startProfiler() {
   const { Session } = await import("node:inspector/promises");
   const { writeFileSync } = await import("node:fs");
   const session = new Session();
