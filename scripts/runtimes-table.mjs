@@ -3,7 +3,7 @@
 // `<!-- runtimes:start -->` and `<!-- runtimes:end -->` in each file.
 //
 //   node scripts/runtimes-table.mjs
-//   node scripts/runtimes-table.mjs --update README.md docs/runtimes.md
+//   node scripts/runtimes-table.mjs --update README.md
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
