@@ -45,7 +45,7 @@ export type {
   AnthropicMessage,
   AnthropicStreamEvent,
   AnthropicUsage,
-} from "./protocols/anthropic_messages.ts";
+} from "./protocols/anthropic_wire.ts";
 export type {
   ResponsesContentPart,
   ResponsesOutputItem,

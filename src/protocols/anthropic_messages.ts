@@ -8,6 +8,7 @@
 
 import type { Accumulator } from "../accumulator.ts";
 import type { Usage } from "../types.ts";
+import type { AnthropicUsage } from "./anthropic_wire.ts";
 import {
   EVENT_KEEPALIVE,
   EVENT_PROGRESS,
@@ -23,56 +24,6 @@ import { upstreamError } from "./upstream_error.ts";
 import { usage } from "./usage.ts";
 import { errorEventPayload, type EventData, parseEventData } from "./event_data.ts";
 
-/** Usage as Anthropic reports it (`message_start.message.usage`, `message_delta.usage`). */
-export interface AnthropicUsage {
-  input_tokens?: number | null;
-  output_tokens?: number | null;
-  cache_creation_input_tokens?: number | null;
-  cache_read_input_tokens?: number | null;
-}
-
-/** A content block, as opened by `content_block_start` or found in a whole message. */
-export type AnthropicContentBlock =
-  | { type: "text"; text: string }
-  | { type: "thinking"; thinking: string; signature?: string }
-  | { type: "redacted_thinking"; data: string }
-  | { type: "tool_use"; id: string; name: string; input: unknown }
-  | { type: "server_tool_use"; id: string; name: string; input: unknown };
-
-/** The `delta` of a `content_block_delta` event. */
-export type AnthropicDelta =
-  | { type: "text_delta"; text: string }
-  | { type: "thinking_delta"; thinking: string }
-  | { type: "signature_delta"; signature: string }
-  | { type: "input_json_delta"; partial_json: string };
-
-/** A Message object (`message_start.message`, or a whole non-streaming answer). */
-export interface AnthropicMessage {
-  id: string;
-  type?: "message";
-  role?: "assistant";
-  model: string;
-  content: AnthropicContentBlock[];
-  stop_reason: string | null;
-  stop_sequence?: string | null;
-  usage?: AnthropicUsage;
-}
-
-/** One Anthropic stream event (the JSON in `data:`), discriminated on `type`. */
-export type AnthropicStreamEvent =
-  | { type: "message_start"; message: AnthropicMessage }
-  | { type: "content_block_start"; index: number; content_block: AnthropicContentBlock }
-  | { type: "content_block_delta"; index: number; delta: AnthropicDelta }
-  | { type: "content_block_stop"; index: number }
-  | {
-    type: "message_delta";
-    delta: { stop_reason?: string | null; stop_sequence?: string | null };
-    usage?: AnthropicUsage;
-  }
-  | { type: "message_stop" }
-  | { type: "ping" }
-  | { type: "error"; error: { type: string; message: string } };
-
 /** Documented stop reasons; anything newer is `stop` (the answer ended, for a reason we don't know). */
 const FINISH: Record<string, string> = {
   end_turn: "stop",
@@ -85,7 +36,7 @@ const FINISH: Record<string, string> = {
   refusal: "content_filter",
 };
 
-/** EventData view of a parsed event: the decoder reads fields without trusting their types. */
+/** One attempt's Anthropic stream → accumulator calls (fields read without trusting their types). */
 class AnthropicDecoder implements StreamDecoder {
   #acc: Accumulator;
   /** Anthropic block index → index in `acc.toolCalls` (only tool_use blocks have one). */
@@ -138,23 +89,11 @@ class AnthropicDecoder implements StreamDecoder {
       case "content_block_start": {
         const block = message.content_block;
         if (block?.type === "text" && typeof block.text === "string") this.#text(block.text);
-        else if (block?.type === "thinking") {
-          // The caller must send the block back signed: its text and signature are kept whole.
-          acc.startReasoningBlock();
-          if (typeof block.thinking === "string") acc.addReasoning(block.thinking);
-          if (typeof block.signature === "string") acc.addReasoningSignature(block.signature);
-        } else if (block?.type === "redacted_thinking") {
-          // Arrives whole in the start event, no deltas follow; opaque, so not reasoning text.
-          acc.addRedactedReasoning(typeof block.data === "string" ? block.data : "");
-        } else if (block?.type === "tool_use") {
-          this.#slots[message.index] = acc.startToolCall(
-            String(block.id ?? ""),
-            String(block.name ?? ""),
-          );
+        const slot = openBlock(acc, block);
+        if (slot !== undefined) {
+          this.#slots[message.index] = slot;
           if (isNonEmptyObject(block.input)) this.#inputs[message.index] = block.input;
         }
-        // `server_tool_use` (web search, code execution…) runs at Anthropic: not a call for the
-        // caller to make, so it gets no slot and its input deltas are skipped.
         return EVENT_PROGRESS;
       }
       case "content_block_stop": {
@@ -216,6 +155,30 @@ class AnthropicDecoder implements StreamDecoder {
   }
 }
 
+/**
+ * Opens a non-text content block, streamed (`content_block_start`) or whole (a non-streaming
+ * message), and returns the tool-call slot of a `tool_use` block. Thinking is kept whole with
+ * its signature because the caller must send it back signed; `redacted_thinking` arrives
+ * complete and opaque, so it is not reasoning text. `server_tool_use` (web search, code
+ * execution…) runs at Anthropic: not a call for the caller to make, so it gets no slot.
+ */
+function openBlock(acc: Accumulator, block: EventData): number | undefined {
+  switch (block?.type) {
+    case "thinking":
+      acc.startReasoningBlock();
+      if (typeof block.thinking === "string") acc.addReasoning(block.thinking);
+      if (typeof block.signature === "string") acc.addReasoningSignature(block.signature);
+      return undefined;
+    case "redacted_thinking":
+      acc.addRedactedReasoning(typeof block.data === "string" ? block.data : "");
+      return undefined;
+    case "tool_use":
+      return acc.startToolCall(String(block.id ?? ""), String(block.name ?? ""));
+    default:
+      return undefined;
+  }
+}
+
 function isNonEmptyObject(value: unknown): boolean {
   if (value === null || typeof value !== "object") return false;
   for (const _ in value) return true;
@@ -252,17 +215,9 @@ function decodeMessage(message: unknown, acc: Accumulator): void {
   if (typeof m?.model === "string") acc.model = m.model;
   for (const block of Array.isArray(m?.content) ? m.content : []) {
     if (block?.type === "text" && typeof block.text === "string") acc.addText(block.text);
-    else if (block?.type === "thinking") {
-      acc.startReasoningBlock();
-      if (typeof block.thinking === "string") acc.addReasoning(block.thinking);
-      if (typeof block.signature === "string") acc.addReasoningSignature(block.signature);
-      acc.endReasoningBlock();
-    } else if (block?.type === "redacted_thinking") {
-      acc.addRedactedReasoning(typeof block.data === "string" ? block.data : "");
-    } else if (block?.type === "tool_use") {
-      const slot = acc.startToolCall(String(block.id ?? ""), String(block.name ?? ""));
-      acc.addToolArguments(slot, JSON.stringify(block.input ?? {}));
-    }
+    const slot = openBlock(acc, block);
+    if (slot !== undefined) acc.addToolArguments(slot, JSON.stringify(block.input ?? {}));
+    acc.endReasoningBlock();
   }
   if (m?.usage != null) acc.setUsage(anthropicUsage(m.usage));
   const reason = typeof m?.stop_reason === "string" ? m.stop_reason : "end_turn";
