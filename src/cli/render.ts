@@ -189,10 +189,7 @@ export class Renderer {
     this.#content();
     this.#flushTools();
     if (!this.#o.showText || text === "") return;
-    if (this.#reasoningMidLine) {
-      this.#o.stderr.write(this.#o.color ? `${UNDIM}\n` : "\n");
-      this.#reasoningMidLine = false;
-    }
+    this.#endReasoningLine();
     this.#o.stdout.write(this.#o.stdout.isTTY === true ? stripControls(text) : text);
     this.#textChars += text.length;
     this.#textMidLine = !text.endsWith("\n");
@@ -202,10 +199,7 @@ export class Renderer {
     this.#content();
     this.#flushTools();
     if (!this.#o.showReasoning || !this.#o.showText || text === "") return;
-    if (this.#textMidLine && this.#sameTerminal()) {
-      this.#o.stdout.write("\n");
-      this.#textMidLine = false;
-    }
+    this.#endTextLine();
     const shown = this.#o.stderr.isTTY === true ? stripControls(text) : text;
     this.#o.stderr.write(this.#o.color ? `${DIM}${shown}${UNDIM}` : shown);
     this.#reasoningMidLine = !text.endsWith("\n");
@@ -234,14 +228,8 @@ export class Renderer {
   /** Writes one full line on stderr, starting on a fresh line. */
   #line(text: string, color: string): void {
     this.#clearSpinner();
-    if (this.#reasoningMidLine) {
-      this.#o.stderr.write(this.#o.color ? `${UNDIM}\n` : "\n");
-      this.#reasoningMidLine = false;
-    }
-    if (this.#textMidLine && this.#sameTerminal()) {
-      this.#o.stdout.write("\n");
-      this.#textMidLine = false;
-    }
+    this.#endReasoningLine();
+    this.#endTextLine();
     const safe = stripControls(text);
     const close = color === DIM ? UNDIM : RESET_FG;
     this.#o.stderr.write(this.#o.color ? `${color}${safe}${close}\n` : `${safe}\n`);
@@ -269,9 +257,23 @@ export class Renderer {
     });
   }
 
-  /** stdout and stderr are both terminals: presumably the same screen. */
-  #sameTerminal(): boolean {
-    return this.#o.stdout.isTTY === true && this.#o.stderr.isTTY === true;
+  /** Finishes a dimmed reasoning line on stderr, if one is open. */
+  #endReasoningLine(): void {
+    if (!this.#reasoningMidLine) return;
+    this.#o.stderr.write(this.#o.color ? `${UNDIM}\n` : "\n");
+    this.#reasoningMidLine = false;
+  }
+
+  /**
+   * Finishes an open text line before stderr output, when stdout and stderr are both
+   * terminals (presumably the same screen); a pipe gets the exact text.
+   */
+  #endTextLine(): void {
+    if (!this.#textMidLine || this.#o.stdout.isTTY !== true || this.#o.stderr.isTTY !== true) {
+      return;
+    }
+    this.#o.stdout.write("\n");
+    this.#textMidLine = false;
   }
 
   #drawSpinner(): void {
