@@ -34,11 +34,20 @@ export class ChunkEncoder {
   readonly includeUsage: boolean;
   /** Whether a content, reasoning or tool-call delta has been encoded. */
   started = false;
+  /** `data: {"id":…,"model":…,"choices":`: the fields every chunk repeats, serialised once. */
+  readonly #head: string;
 
   constructor(id: string, model: string, includeUsage: boolean) {
     this.id = id;
     this.model = model;
     this.includeUsage = includeUsage;
+    const envelope = JSON.stringify({
+      id,
+      object: "chat.completion.chunk",
+      created: this.created,
+      model,
+    });
+    this.#head = `data: ${envelope.slice(0, -1)},"choices":`;
   }
 
   /** The SSE text for `event`, or `""` for events the caller must not see (retries, opens). */
@@ -91,15 +100,8 @@ export class ChunkEncoder {
   }
 
   private chunk(choices: unknown[], usage?: Record<string, unknown>): string {
-    const chunk: Record<string, unknown> = {
-      id: this.id,
-      object: "chat.completion.chunk",
-      created: this.created,
-      model: this.model,
-      choices,
-    };
-    if (usage !== undefined) chunk.usage = usage;
-    return `data: ${JSON.stringify(chunk)}\n\n`;
+    const tail = usage === undefined ? "" : `,"usage":${JSON.stringify(usage)}`;
+    return `${this.#head}${JSON.stringify(choices)}${tail}}\n\n`;
   }
 }
 
