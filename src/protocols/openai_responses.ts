@@ -116,12 +116,11 @@ class ResponsesDecoder implements StreamDecoder {
       case "response.reasoning_text.delta":
         if (typeof message.delta === "string") acc.addReasoning(message.delta);
         return EVENT_PROGRESS;
-      case "response.function_call_arguments.delta": {
+      case "response.function_call_arguments.delta":
         if (typeof message.delta === "string") {
           acc.addToolArguments(this.#slot(message), message.delta);
         }
         return EVENT_PROGRESS;
-      }
       case "response.refusal.delta":
         if (typeof message.delta === "string") acc.addRefusal(message.delta);
         return EVENT_PROGRESS;
@@ -141,12 +140,12 @@ class ResponsesDecoder implements StreamDecoder {
       }
       case "response.function_call_arguments.done":
       case "response.output_item.done": {
-        // Servers that send no deltas still send the whole arguments at the end.
+        // Servers that send no deltas still send the whole arguments at the end. The slot is
+        // looked up only for those: message and reasoning items end with a `done` too.
         const args = message.arguments ?? message.item?.arguments;
+        if (typeof args !== "string") return EVENT_PROGRESS;
         const slot = this.#slot(message);
-        if (typeof args === "string" && acc.toolCalls[slot]?.arguments === "") {
-          acc.addToolArguments(slot, args);
-        }
+        if (acc.toolCalls[slot]?.arguments === "") acc.addToolArguments(slot, args);
         return EVENT_PROGRESS;
       }
       case "response.created":
