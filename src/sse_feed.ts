@@ -6,7 +6,7 @@
  */
 
 import { createParser, type EventSourceMessage, type ParseError } from "eventsource-parser";
-import { ConnectionError, StopstreamError, StreamProtocolError } from "./errors.ts";
+import { ConnectionError, isStreamProtocolError, StreamProtocolError } from "./errors.ts";
 import { EVENT_KEEPALIVE, EVENT_TERMINAL, type StreamDecoder } from "./protocols/protocol.ts";
 
 /**
@@ -27,12 +27,7 @@ export class SseFeed {
     this.#parser = createParser({
       onEvent: (message: EventSourceMessage) => this.#onEvent(message),
       onError: (error: ParseError) => {
-        if (error.type === "max-buffer-size-exceeded") {
-          throw new StreamProtocolError(
-            `stopstream: an SSE event exceeded the ${maxEventBytes}-byte cap`,
-            { cause: error },
-          );
-        }
+        if (error.type === "max-buffer-size-exceeded") throw oversized(maxEventBytes, error);
         // Unknown fields and bad `retry:` lines are ignored, as the SSE spec says.
       },
       maxBufferSize: maxEventBytes,
@@ -49,7 +44,7 @@ export class SseFeed {
       this.#parser.feed(rest + "\n\n");
     } catch (error) {
       // A half-written event at the end of the body is a cut connection, not bad data.
-      if (error instanceof StopstreamError && error.name === "StreamProtocolError") {
+      if (isStreamProtocolError(error)) {
         throw new ConnectionError("stopstream: the stream ended mid-event", { cause: error });
       }
       throw error;
@@ -60,13 +55,15 @@ export class SseFeed {
     if (this.terminal) return;
     // The parser's cap only sees what it buffers between chunks: an event that arrives whole
     // in one chunk is dispatched without being measured.
-    if (message.data.length > this.#maxEventBytes) {
-      throw new StreamProtocolError(
-        `stopstream: an SSE event exceeded the ${this.#maxEventBytes}-byte cap`,
-      );
-    }
+    if (message.data.length > this.#maxEventBytes) throw oversized(this.#maxEventBytes);
     const outcome = this.decoder.onEvent(message.event, message.data);
     if (outcome === EVENT_TERMINAL) this.terminal = true;
     else if (outcome !== EVENT_KEEPALIVE) this.progress++;
   }
+}
+
+function oversized(cap: number, cause?: unknown): StreamProtocolError {
+  return new StreamProtocolError(`stopstream: an SSE event exceeded the ${cap}-byte cap`, {
+    cause,
+  });
 }
