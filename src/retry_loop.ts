@@ -99,12 +99,11 @@ export async function runCall(
         const exhausted = retry >= target.maxRetries;
         if (acc.delivered || previous !== undefined) {
           // Content reached the caller: retrying the same request would repeat it.
-          const cause = error;
           const canContinue = plan.onPartial === "continue" && retryable && !exhausted &&
             acc.toolCalls.length === 0 && acc.lastKind !== "reasoning" &&
             target.protocol.continuationBody !== undefined && acc.content.length > 0;
           if (!canContinue) {
-            return partialOutcome(plan, acc, attempts, continuations, cause, target);
+            return partialOutcome(plan, acc, attempts, continuations, error, target);
           }
           if (acc.delivered) {
             continuations++;
