@@ -29,8 +29,24 @@ export interface DemoUpstreamOptions {
   onRequest?: (info: { attempt: number; faults: string }) => void;
 }
 
-const FAULT_HEADER = "x-demo-fault";
-const ATTEMPT_HEADER = "x-demo-attempt";
+/**
+ * The request header that carries the fault spec.
+ *
+ * @example
+ * ```ts
+ * const fault = request.headers.get(DEMO_FAULT_HEADER); // "attempt1=status:503"
+ * ```
+ */
+export const DEMO_FAULT_HEADER = "x-demo-fault";
+/**
+ * The request header that numbers attempts (default 1); the answer echoes it.
+ *
+ * @example
+ * ```ts
+ * headers.set(DEMO_ATTEMPT_HEADER, "2");
+ * ```
+ */
+export const DEMO_ATTEMPT_HEADER = "x-demo-attempt";
 
 /**
  * Create the demo model as a fetch-style handler for `POST …/chat/completions`.
@@ -59,15 +75,15 @@ export function createDemoUpstream(
     throw new RangeError(`wordDelayMs must be a finite number >= 0, got ${wordDelayMs}`);
   }
   return async (request) => {
-    const attemptHeader = request.headers.get(ATTEMPT_HEADER)?.trim() ?? "1";
+    const attemptHeader = request.headers.get(DEMO_ATTEMPT_HEADER)?.trim() ?? "1";
     const attempt = /^[1-9][0-9]{0,5}$/.test(attemptHeader) ? Number(attemptHeader) : Number.NaN;
     if (Number.isNaN(attempt)) {
       return errorResponse(
         400,
-        `${ATTEMPT_HEADER} must be a positive integer, got "${attemptHeader}"`,
+        `${DEMO_ATTEMPT_HEADER} must be a positive integer, got "${attemptHeader}"`,
       );
     }
-    const spec = request.headers.get(FAULT_HEADER) ?? "";
+    const spec = request.headers.get(DEMO_FAULT_HEADER) ?? "";
     options.onRequest?.({ attempt, faults: spec });
     if (request.method !== "POST") {
       return errorResponse(405, `Method ${request.method} not allowed; use POST.`, {
@@ -95,7 +111,7 @@ export function createDemoUpstream(
     } catch (error) {
       return errorResponse(400, (error as Error).message);
     }
-    const headers = new Headers({ [ATTEMPT_HEADER]: String(attempt) });
+    const headers = new Headers({ [DEMO_ATTEMPT_HEADER]: String(attempt) });
     if (faults.retryAfter !== undefined) headers.set("retry-after", String(faults.retryAfter));
     if (faults.retryAfterMs !== undefined) {
       headers.set("retry-after-ms", String(faults.retryAfterMs));

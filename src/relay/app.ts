@@ -7,7 +7,7 @@
 
 import { Hono } from "hono";
 import { cors } from "hono/cors";
-import { createDemoUpstream } from "../demo/upstream.ts";
+import { createDemoUpstream, DEMO_FAULT_HEADER } from "../demo/upstream.ts";
 import { streamChat } from "../stream_chat.ts";
 import type { StreamChatOptions } from "../types.ts";
 import { isAuthorized } from "./auth.ts";
@@ -17,12 +17,7 @@ import { type RelayOptions, type ResolvedUpstream, resolveRelayOptions } from ".
 import { type ChatRequestBody, parseChatRequest, readLimited } from "./request_body.ts";
 import { sseResponse } from "./sse_response.ts";
 import { translateRequest } from "./translate_request.ts";
-import {
-  createUpstreamFetch,
-  DEMO_FAULT_HEADER,
-  forwardedHeaders,
-  type InProcessDemo,
-} from "./upstream_fetch.ts";
+import { createUpstreamFetch, forwardedHeaders, type InProcessDemo } from "./upstream_fetch.ts";
 
 /** The model name the built-in demo upstream answers to in `GET /v1/models`. */
 const DEMO_MODEL = "demo";

@@ -5,23 +5,14 @@
  * @module
  */
 
+import { DEMO_ATTEMPT_HEADER, DEMO_FAULT_HEADER } from "../demo/upstream.ts";
+
 /**
  * Caller headers that may reach a real upstream. Everything else stays behind: the caller's
  * `Authorization` (the relay sends the upstream's own key), cookies, hop-by-hop headers,
  * Cloudflare's `cf-*`/`x-forwarded-*` and the demo's fault headers.
  */
 const FORWARDED_HEADERS: readonly string[] = ["anthropic-beta", "openai-beta"];
-
-/**
- * The caller header that asks the demo upstream for faults.
- *
- * @example
- * ```ts
- * const fault = request.headers.get(DEMO_FAULT_HEADER); // "attempt1=status:503"
- * ```
- */
-export const DEMO_FAULT_HEADER = "x-demo-fault";
-const DEMO_ATTEMPT_HEADER = "x-demo-attempt";
 
 /**
  * The headers of the caller's request that may be sent upstream (an allowlist).
