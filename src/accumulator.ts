@@ -91,8 +91,7 @@ export class Accumulator {
   startReasoningBlock(): void {
     const entry: ThinkingDetail = { type: "thinking", thinking: "", signature: "" };
     this.#thinking = entry;
-    if (this.reasoningDetails === undefined) this.reasoningDetails = [entry];
-    else this.reasoningDetails.push(entry);
+    this.#addDetail(entry);
   }
 
   /** Appends to the open thinking entry's signature (ignored when no entry is open). */
@@ -108,7 +107,10 @@ export class Accumulator {
   /** Adds an opaque redacted reasoning block (closing any open thinking entry). */
   addRedactedReasoning(data: string): void {
     this.#thinking = undefined;
-    const entry: ReasoningDetail = { type: "redacted_thinking", data };
+    this.#addDetail({ type: "redacted_thinking", data });
+  }
+
+  #addDetail(entry: ReasoningDetail): void {
     if (this.reasoningDetails === undefined) this.reasoningDetails = [entry];
     else this.reasoningDetails.push(entry);
   }
