@@ -59,16 +59,18 @@ export function createDemoStream(input: DemoStreamInput): ReadableStream<Uint8Ar
   const send = (text: string): void => {
     if (!finished) controller.enqueue(encoder.encode(text));
   };
-  const chunk = (delta: Record<string, unknown>, finishReason: string | null): string =>
+  const event = (fields: { choices: unknown[]; usage?: unknown }): string =>
     `data: ${
       JSON.stringify({
         id: plan.id,
         object: "chat.completion.chunk",
         created,
         model: input.model,
-        choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+        ...fields,
       })
     }\n\n`;
+  const chunk = (delta: Record<string, unknown>, finishReason: string | null): string =>
+    event({ choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] });
   const finish = (): void => {
     finished = true;
     clearTimeout(timer);
@@ -127,18 +129,7 @@ export function createDemoStream(input: DemoStreamInput): ReadableStream<Uint8Ar
       wordsSent++;
     }
     send(chunk({}, plan.finishReason));
-    if (input.includeUsage) {
-      send(`data: ${
-        JSON.stringify({
-          id: plan.id,
-          object: "chat.completion.chunk",
-          created,
-          model: input.model,
-          choices: [],
-          usage: plan.usage,
-        })
-      }\n\n`);
-    }
+    if (input.includeUsage) send(event({ choices: [], usage: plan.usage }));
     send(DONE);
     finish();
     controller.close();
