@@ -16,7 +16,7 @@ import {
   StreamProtocolError,
 } from "./errors.ts";
 import type { CallTarget } from "./retry_loop.ts";
-import { headersToRecord } from "./transport.ts";
+import { errorInBody, headersToRecord } from "./transport.ts";
 import type { AttemptConsumer } from "./transport.ts";
 import type { ChatResult } from "./types.ts";
 import { Watchdog } from "./watchdog.ts";
@@ -81,10 +81,8 @@ export async function requestWhole(
       }
     }
     if (!response.ok) throw new APIStatusError(response.status, headers, body);
-    if (body !== null && typeof body === "object" && "error" in body && body.error != null) {
-      throw target.protocol.toUpstreamError(body) ??
-        new APIStatusError(response.status, headers, body);
-    }
+    const reported = errorInBody(body, response.status, headers, target.protocol);
+    if (reported !== undefined) throw reported;
     if (consumer.listening) {
       consumer.push({ type: "open", attempt, status: response.status, headers });
     }

@@ -139,10 +139,8 @@ export class Attempt implements Cancellable {
     if (/^\s*text\/event-stream/i.test(type) && response.body !== null) return;
     // An SSE parser fed HTML yields zero events: that must never pass for an empty answer.
     const body = await this.#readErrorBody(response);
-    if (typeof body === "object" && body !== null && (body as { error?: unknown }).error != null) {
-      throw protocol.toUpstreamError(body) ??
-        new APIStatusError(response.status, headers, body);
-    }
+    const reported = errorInBody(body, response.status, headers, protocol);
+    if (reported !== undefined) throw reported;
     const snippet = typeof body === "string" ? body.slice(0, 200) : JSON.stringify(body);
     throw new StreamProtocolError(
       `stopstream: expected a text/event-stream response, got ${
@@ -247,6 +245,27 @@ function releaseAfterTerminal(reader: ReadableStreamDefaultReader<Uint8Array>): 
     clearTimeout(timer);
     if (!next.done) reader.cancel().catch(noop); // events after [DONE] are ignored
   }, () => clearTimeout(timer));
+}
+
+/**
+ * The error a `200` JSON body reports (`{"error": {…}}`): the protocol's typed error, or an
+ * `APIStatusError` when the protocol does not recognise it; `undefined` for any other body.
+ *
+ * @example
+ * ```ts
+ * errorInBody({ error: { type: "overloaded_error" } }, 200, {}, protocol)?.name; // "UpstreamStreamError"
+ * ```
+ */
+export function errorInBody(
+  body: unknown,
+  status: number,
+  headers: Record<string, string>,
+  protocol: Protocol,
+): Error | undefined {
+  if (typeof body !== "object" || body === null || (body as { error?: unknown }).error == null) {
+    return undefined;
+  }
+  return protocol.toUpstreamError(body) ?? new APIStatusError(status, headers, body);
 }
 
 /**
