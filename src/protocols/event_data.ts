@@ -1,6 +1,6 @@
 /**
- * Parsing one SSE event's `data` as a JSON object, shared by the protocol decoders that read
- * fields defensively (named-event protocols: Anthropic Messages, OpenAI Responses).
+ * Parsing one SSE event's `data` as a JSON object, and the payload of an `event: error`:
+ * shared by every protocol decoder.
  *
  * @module
  */

@@ -7,7 +7,6 @@
  */
 
 import type { Accumulator } from "../accumulator.ts";
-import { StreamProtocolError } from "../errors.ts";
 import type { Usage } from "../types.ts";
 import {
   EVENT_PROGRESS,
@@ -20,6 +19,7 @@ import {
 } from "./protocol.ts";
 import { appendMessage, bearerHeaders, joinURL } from "./request.ts";
 import { upstreamError } from "./upstream_error.ts";
+import { errorEventPayload, parseEventData } from "./event_data.ts";
 import { usage } from "./usage.ts";
 
 /** One `chat.completion.chunk` as sent on the wire (the fields stopstream reads). */
@@ -82,22 +82,11 @@ class OpenAIChatDecoder implements StreamDecoder {
       if (this.#acc.finishReason === undefined) this.#acc.setFinish("stop");
       return EVENT_TERMINAL;
     }
-    let chunk: OpenAIChatChunk;
-    try {
-      chunk = JSON.parse(data);
-    } catch (cause) {
-      // An `event: error` may carry plain text: still the provider's error, not bad framing.
-      if (event === "error") throw upstreamError(data);
-      throw new StreamProtocolError(`stopstream: a data line is not JSON: ${data.slice(0, 200)}`, {
-        cause,
-      });
-    }
-    if (chunk === null || typeof chunk !== "object") {
-      throw new StreamProtocolError(
-        `stopstream: a data line is not an object: ${data.slice(0, 200)}`,
-      );
-    }
-    if (chunk.error != null || event === "error") throw upstreamError(chunk);
+    // The event name decides, not the data: an `event: error` with plain text is still the
+    // provider's error, not bad framing.
+    if (event === "error") throw upstreamError(errorEventPayload(data));
+    const chunk: OpenAIChatChunk = parseEventData(data);
+    if (chunk.error != null) throw upstreamError(chunk);
     const acc = this.#acc;
     if (acc.id === "" && typeof chunk.id === "string") acc.id = chunk.id;
     if (acc.model === "" && typeof chunk.model === "string") acc.model = chunk.model;
