@@ -5,7 +5,7 @@
  */
 
 import type { ProtocolName } from "../types.ts";
-import type { RelayOptions, RelayUpstream } from "./options.ts";
+import { PROTOCOLS, type RelayOptions, type RelayUpstream } from "./options.ts";
 
 /**
  * The bindings the relay Worker reads. Every one is optional: with no `UPSTREAM_BASE_URL` the
@@ -130,9 +130,7 @@ function parseFallbacks(env: RelayEnv): RelayUpstream[] {
 
 function protocolOf(value: unknown, name: string): ProtocolName {
   if (value === undefined || value === "") return "openai-chat";
-  if (value === "openai-chat" || value === "anthropic-messages" || value === "openai-responses") {
-    return value;
-  }
+  if (PROTOCOLS.includes(value as ProtocolName)) return value as ProtocolName;
   throw new TypeError(`${name} must be openai-chat, anthropic-messages or openai-responses`);
 }
 

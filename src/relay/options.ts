@@ -111,7 +111,15 @@ export interface ResolvedRelayOptions {
   demo: DemoUpstreamOptions;
 }
 
-const PROTOCOLS: readonly ProtocolName[] = [
+/**
+ * The protocols an upstream may speak.
+ *
+ * @example
+ * ```ts
+ * PROTOCOLS.includes("openai-chat"); // true
+ * ```
+ */
+export const PROTOCOLS: readonly ProtocolName[] = [
   "openai-chat",
   "anthropic-messages",
   "openai-responses",
