@@ -83,12 +83,12 @@ export async function sseResponse(call: RelayedStream): Promise<Response> {
       if (event.type === "open") break;
     }
   } catch (error) {
-    clearTimeout(timer);
     return errorResponse(describeFailure(error, call.secrets), {
       "x-stopstream-attempts": String(call.attempts()),
     });
+  } finally {
+    clearTimeout(timer);
   }
-  clearTimeout(timer);
   const headers = new Headers({
     "content-type": "text/event-stream; charset=utf-8",
     "cache-control": "no-cache, no-transform",
