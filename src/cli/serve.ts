@@ -5,6 +5,7 @@
  * @module
  */
 
+import { Buffer } from "node:buffer";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 
@@ -134,7 +135,7 @@ export async function toWebRequest(
   for await (const chunk of req) chunks.push(chunk as Uint8Array);
   const method = req.method ?? "GET";
   const init: RequestInit = { method, headers, signal };
-  if (method !== "GET" && method !== "HEAD") init.body = concat(chunks);
+  if (method !== "GET" && method !== "HEAD") init.body = Buffer.concat(chunks);
   return new Request(origin + (req.url ?? "/"), init);
 }
 
@@ -178,16 +179,4 @@ export async function writeWebResponse(response: Response, res: ServerResponse):
     }
   }
   if (!res.destroyed) res.end();
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array<ArrayBuffer> {
-  let size = 0;
-  for (const chunk of chunks) size += chunk.byteLength;
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
 }
