@@ -131,11 +131,12 @@ async function stream(
   if (args.maxRetries !== undefined) options.maxRetries = args.maxRetries;
   if (args.idleTimeoutMs !== undefined) options.timeouts = { idleMs: args.idleTimeoutMs };
   if (args.demoFault !== undefined) options.headers = { "x-demo-fault": args.demoFault };
+  const terminal = io.stderr.isTTY === true && io.env.TERM !== "dumb";
   const view = new Renderer({
     stdout: io.stdout,
     stderr: io.stderr,
-    color: io.stderr.isTTY === true && !("NO_COLOR" in io.env) && io.env.TERM !== "dumb",
-    spinner: io.stderr.isTTY === true && io.env.TERM !== "dumb",
+    color: terminal && !("NO_COLOR" in io.env),
+    spinner: terminal,
     showText: !args.json,
     showReasoning: args.reasoning,
     maxAttempts: (args.maxRetries ?? DEFAULT_MAX_RETRIES) + 1,
