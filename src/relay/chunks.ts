@@ -28,9 +28,6 @@ export const DONE_EVENT = "data: [DONE]\n\n";
  * ```
  */
 export class ChunkEncoder {
-  readonly id: string;
-  readonly model: string;
-  readonly created: number = Math.floor(Date.now() / 1000);
   readonly includeUsage: boolean;
   /** Whether a content, reasoning or tool-call delta has been encoded. */
   started = false;
@@ -38,15 +35,9 @@ export class ChunkEncoder {
   readonly #head: string;
 
   constructor(id: string, model: string, includeUsage: boolean) {
-    this.id = id;
-    this.model = model;
     this.includeUsage = includeUsage;
-    const envelope = JSON.stringify({
-      id,
-      object: "chat.completion.chunk",
-      created: this.created,
-      model,
-    });
+    const created = Math.floor(Date.now() / 1000);
+    const envelope = JSON.stringify({ id, object: "chat.completion.chunk", created, model });
     this.#head = `data: ${envelope.slice(0, -1)},"choices":`;
   }
 
