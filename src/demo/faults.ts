@@ -58,7 +58,7 @@ const NUMERIC_KEYS: Readonly<Record<string, readonly [NumberField, number, numbe
 };
 
 /** Every key `parseDemoFaults` accepts, for error messages and documentation. */
-export const DEMO_FAULT_KEYS: readonly string[] = [...Object.keys(NUMERIC_KEYS), "html"];
+const DEMO_FAULT_KEYS: readonly string[] = [...Object.keys(NUMERIC_KEYS), "html"];
 
 const ATTEMPT_KEY = /^attempt([1-9][0-9]*)$/;
 const INTEGER = /^[0-9]+$/;

@@ -264,6 +264,6 @@ function hash(text: string): string {
  * isRecord({}); // true
  * ```
  */
-export function isRecord(value: unknown): value is Record<string, unknown> {
+function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -161,7 +161,7 @@ export function toChatCompletion(
  * toOpenAIUsage({ inputTokens: 3, outputTokens: 5, totalTokens: 8, raw: {} }).total_tokens; // 8
  * ```
  */
-export function toOpenAIUsage(usage: Usage): Record<string, unknown> {
+function toOpenAIUsage(usage: Usage): Record<string, unknown> {
   const openai: Record<string, unknown> = {
     prompt_tokens: usage.inputTokens,
     completion_tokens: usage.outputTokens,
