@@ -10,7 +10,7 @@ import { cors } from "hono/cors";
 import { createDemoUpstream, DEMO_FAULT_HEADER } from "../demo/upstream.ts";
 import { streamChat } from "../stream_chat.ts";
 import type { StreamChatOptions } from "../types.ts";
-import { isAuthorized } from "./auth.ts";
+import { createKeyCheck } from "./auth.ts";
 import { ChunkEncoder, toChatCompletion } from "./chunks.ts";
 import { describeFailure, errorResponse, type RelayFailure } from "./errors.ts";
 import { type RelayOptions, type ResolvedUpstream, resolveRelayOptions } from "./options.ts";
@@ -47,6 +47,7 @@ export function createRelay(options: RelayOptions = {}): Hono {
   const config = resolveRelayOptions(options);
   const demo = config.upstreams.length === 0 ? createDemoUpstream(config.demo) : undefined;
   const secrets = config.upstreams.flatMap((u) => (u.apiKey ? [u.apiKey] : []));
+  const isAuthorized = createKeyCheck(config.keys);
   const app = new Hono();
 
   if (config.cors !== false) {
@@ -64,7 +65,7 @@ export function createRelay(options: RelayOptions = {}): Hono {
   }
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.use("/v1/*", async (c, next) => {
-    if (await isAuthorized(c.req.header("authorization"), config.keys)) return next();
+    if (await isAuthorized(c.req.header("authorization"))) return next();
     return errorResponse({
       status: 401,
       message: "Missing or invalid relay key; send `Authorization: Bearer <key>`.",

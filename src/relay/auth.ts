@@ -7,27 +7,33 @@
 const encoder = new TextEncoder();
 
 /**
- * Whether the `Authorization: Bearer <key>` header carries one of `keys`.
+ * A check of whether an `Authorization: Bearer <key>` header carries one of `keys`.
  *
  * Both sides are hashed first so the comparison always runs over 32 bytes whatever the key
  * lengths, and every accepted key is compared so the time does not tell which one matched.
+ * The accepted keys are hashed once, on the first check, not on every request.
  *
  * @example
  * ```ts
- * await isAuthorized("Bearer relay-key-1", ["relay-key-1"]); // true
+ * const isAuthorized = createKeyCheck(["relay-key-1"]);
+ * await isAuthorized("Bearer relay-key-1"); // true
  * ```
  */
-export async function isAuthorized(
-  authorization: string | null | undefined,
+export function createKeyCheck(
   keys: readonly string[],
-): Promise<boolean> {
-  if (keys.length === 0) return true;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
-  if (match === null) return false;
-  const given = await sha256(match[1] as string);
-  let found = 0;
-  for (const key of keys) found |= equal(given, await sha256(key)) ? 1 : 0;
-  return found === 1;
+): (authorization: string | null | undefined) => Promise<boolean> {
+  const accepted = [...keys];
+  let digests: Promise<Uint8Array[]> | undefined;
+  return async (authorization) => {
+    if (accepted.length === 0) return true;
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
+    if (match === null) return false;
+    const given = await sha256(match[1] as string);
+    digests ??= Promise.all(accepted.map(sha256));
+    let found = 0;
+    for (const digest of await digests) found |= equal(given, digest) ? 1 : 0;
+    return found === 1;
+  };
 }
 
 async function sha256(text: string): Promise<Uint8Array> {
