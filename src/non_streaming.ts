@@ -8,20 +8,14 @@
  */
 
 import { Accumulator } from "./accumulator.ts";
-import type { CallControl, Cancellable } from "./call_control.ts";
-import {
-  APIStatusError,
-  ConnectionError,
-  isAPIStatusError,
-  StreamProtocolError,
-} from "./errors.ts";
+import type { CallControl } from "./call_control.ts";
+import { APIStatusError, isAPIStatusError, StreamProtocolError } from "./errors.ts";
+import type { ProtocolRequest } from "./protocols/protocol.ts";
 import type { CallTarget } from "./retry_loop.ts";
-import { errorInBody, headersToRecord } from "./transport.ts";
-import type { AttemptConsumer } from "./transport.ts";
+import { errorInBody, headersToRecord, pickRateLimit } from "./response.ts";
+import { Attempt, type AttemptConsumer } from "./transport.ts";
 import type { ChatResult } from "./types.ts";
-import { Watchdog } from "./watchdog.ts";
 
-const noop = (): void => {};
 const REFUSED = "(?:not supported|unsupported|does not support|not available|not allowed|disabled)";
 /** "streaming is not supported for this model", "this model does not support streaming"… */
 const REFUSAL = new RegExp(`\\bstream(?:ing)?\\b[^.]*${REFUSED}|${REFUSED}[^.]*\\bstream`, "i");
@@ -62,12 +56,17 @@ export async function requestWhole(
   attempt: number,
   maxBytes: number,
 ): Promise<ChatResult> {
-  const request = new WholeRequest();
-  const watchdog = new Watchdog(request, target.timeouts);
-  control.current = request;
+  // The same Attempt as a streaming request: a stop or a timer cancels it the same way.
+  const request = new Attempt(control);
   try {
-    watchdog.arm("first-event");
-    const { response, text } = await request.send(target, watchdog, maxBytes);
+    const { response, text } = await request.runWhole({
+      fetch: target.fetch,
+      request: wholeRequest(target),
+      protocol: target.protocol,
+      timeouts: target.timeouts,
+      maxEventBytes: maxBytes,
+      attempt,
+    }, maxBytes);
     const headers = headersToRecord(response.headers);
     let body: unknown = text;
     try {
@@ -91,9 +90,8 @@ export async function requestWhole(
     const result = acc.toResult(attempt);
     result.target = target.info;
     result.streamed = false;
-    for (const name in headers) {
-      if (name.startsWith("x-ratelimit-")) (result.rateLimit ??= {})[name] = headers[name]!;
-    }
+    const rateLimit = pickRateLimit(headers);
+    if (rateLimit !== undefined) result.rateLimit = rateLimit;
     return result;
   } catch (error) {
     const final = control.stopError ?? request.failure ?? error;
@@ -101,74 +99,16 @@ export async function requestWhole(
       (final as { attempts?: number }).attempts = attempt;
     }
     throw final;
-  } finally {
-    watchdog.stop();
-    if (control.current === request) control.current = undefined;
   }
 }
 
-/** The request in flight: cancellable by a stop or by its watchdog. */
-class WholeRequest implements Cancellable {
-  failure: Error | undefined = undefined;
-  #abort = new AbortController();
-  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined = undefined;
-
-  cancel(reason: Error): void {
-    if (this.failure !== undefined) return;
-    this.failure = reason;
-    this.#abort.abort(reason);
-    // Not awaited (a peer may never answer a cancel); it settles a pending read() at once.
-    this.#reader?.cancel(reason).catch(noop);
-  }
-
-  async send(
-    target: CallTarget,
-    watchdog: Watchdog,
-    maxBytes: number,
-  ): Promise<{ response: Response; text: string }> {
-    const { url, headers: streamingHeaders, body } = target.request;
-    const headers = new Headers(streamingHeaders);
-    headers.set("accept", "application/json");
-    // The streaming request, minus streaming: `stream_options` is rejected without `stream`.
-    const whole = JSON.parse(body) as Record<string, unknown>;
-    whole.stream = false;
-    delete whole.stream_options;
-    const fetchFn = target.fetch;
-    let response: Response;
-    try {
-      response = await fetchFn(url, {
-        method: "POST",
-        headers,
-        body: JSON.stringify(whole),
-        signal: this.#abort.signal,
-      });
-      watchdog.arm("idle");
-      if (response.body === null) return { response, text: "" };
-      const reader = response.body.getReader();
-      this.#reader = reader;
-      const decoder = new TextDecoder();
-      let text = "";
-      let bytes = 0;
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (this.failure !== undefined) throw this.failure;
-        if (done) break;
-        bytes += value.byteLength;
-        if (bytes > maxBytes) {
-          reader.cancel().catch(noop);
-          throw new StreamProtocolError(
-            `stopstream: the non-streaming answer exceeded the ${maxBytes}-byte cap`,
-          );
-        }
-        text += decoder.decode(value, { stream: true });
-        watchdog.progress();
-      }
-      return { response, text: text + decoder.decode() };
-    } catch (error) {
-      if (this.failure !== undefined || error instanceof StreamProtocolError) throw error;
-      throw new ConnectionError(`stopstream: non-streaming request failed: ${error}`, {
-        cause: error,
-      });
-    }
-  }
+/** The streaming request, minus streaming: `stream_options` is rejected without `stream`. */
+function wholeRequest(target: CallTarget): ProtocolRequest {
+  const { url, headers: streamingHeaders, body } = target.request;
+  const headers = new Headers(streamingHeaders);
+  headers.set("accept", "application/json");
+  const whole = JSON.parse(body) as Record<string, unknown>;
+  whole.stream = false;
+  delete whole.stream_options;
+  return { url, headers, body: JSON.stringify(whole) };
 }

@@ -12,6 +12,7 @@ import { isStreamingRefused, requestWhole } from "./non_streaming.ts";
 import type { Protocol, ProtocolRequest } from "./protocols/protocol.ts";
 import { backoffDelay, type BackoffOptions, isRetryable } from "./retry_policy.ts";
 import { sleep } from "./sleep.ts";
+import { pickRateLimit } from "./response.ts";
 import { Attempt, type AttemptConsumer } from "./transport.ts";
 import type { ChatResult, PartialPolicy, ResultTarget } from "./types.ts";
 import type { AttemptTimeouts } from "./watchdog.ts";
@@ -166,12 +167,4 @@ function withAttempts(error: unknown, attempts: number): unknown {
     (error as { attempts?: number }).attempts = attempts;
   }
   return error;
-}
-
-function pickRateLimit(headers: Record<string, string>): Record<string, string> | undefined {
-  let picked: Record<string, string> | undefined;
-  for (const name in headers) {
-    if (name.startsWith("x-ratelimit-")) (picked ??= {})[name] = headers[name]!;
-  }
-  return picked;
 }

@@ -9,6 +9,7 @@ import type { Accumulator } from "./accumulator.ts";
 import type { CallControl, Cancellable } from "./call_control.ts";
 import { APIStatusError, ConnectionError, StreamProtocolError } from "./errors.ts";
 import type { Protocol, ProtocolRequest } from "./protocols/protocol.ts";
+import { errorInBody, headersToRecord } from "./response.ts";
 import { SseFeed } from "./sse_feed.ts";
 import type { StreamEvent } from "./types.ts";
 import { type AttemptTimeouts, Watchdog } from "./watchdog.ts";
@@ -149,30 +150,71 @@ export class Attempt implements Cancellable {
     );
   }
 
+  /**
+   * The non-streaming request (streaming refused): sends `setup.request` and reads the whole
+   * body, at most `maxBytes`. `firstEventMs` bounds the wait for headers (such a server only
+   * answers once the whole reply is ready), then `idleMs` the silences while reading.
+   */
+  async runWhole(
+    setup: AttemptSetup,
+    maxBytes: number,
+  ): Promise<{ response: Response; text: string }> {
+    this.#control.current = this;
+    const watchdog = new Watchdog(this, setup.timeouts);
+    this.#watchdog = watchdog;
+    try {
+      watchdog.arm("first-event");
+      const response = await this.#send(setup);
+      watchdog.arm("idle");
+      return { response, text: await this.#readText(response, maxBytes, watchdog) };
+    } finally {
+      watchdog.stop();
+      if (this.#control.current === this) this.#control.current = undefined;
+    }
+  }
+
   /** Reads at most 64 KiB; JSON when it parses, text otherwise. */
   async #readErrorBody(response: Response): Promise<unknown> {
-    if (response.body === null) return "";
-    const reader = response.body.getReader();
-    this.#reader = reader;
-    const decoder = new TextDecoder();
-    let text = "";
-    try {
-      while (text.length < ERROR_BODY_CAP) {
-        const { done, value } = await reader.read();
-        if (this.failure !== undefined) throw this.failure;
-        if (done) break;
-        text += decoder.decode(value, STREAM);
-      }
-    } catch (error) {
-      throw this.failure ?? new ConnectionError("stopstream: error body cut off", { cause: error });
-    } finally {
-      reader.cancel().catch(noop);
-    }
-    text = text.slice(0, ERROR_BODY_CAP);
+    const text = await this.#readText(response, ERROR_BODY_CAP);
     try {
       return JSON.parse(text) as unknown;
     } catch {
       return text;
+    }
+  }
+
+  /**
+   * Reads a whole body as text. Past `maxBytes` it is cut there (error bodies: enough to
+   * describe the error) or, when a `watchdog` follows the read (a whole answer), refused.
+   */
+  async #readText(response: Response, maxBytes: number, watchdog?: Watchdog): Promise<string> {
+    if (response.body === null) return "";
+    const reader = response.body.getReader();
+    this.#reader = reader;
+    if (this.failure !== undefined) reader.cancel(this.failure).catch(noop);
+    const decoder = new TextDecoder();
+    let text = "";
+    let bytes = 0;
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (this.failure !== undefined) throw this.failure;
+        if (done) return text + decoder.decode();
+        bytes += value.byteLength;
+        if (bytes > maxBytes && watchdog !== undefined) {
+          throw new StreamProtocolError(
+            `stopstream: the non-streaming answer exceeded the ${maxBytes}-byte cap`,
+          );
+        }
+        text += decoder.decode(value, STREAM);
+        if (bytes >= maxBytes) return text.slice(0, maxBytes);
+        watchdog?.progress();
+      }
+    } catch (error) {
+      if (this.failure !== undefined || error instanceof StreamProtocolError) throw error;
+      throw new ConnectionError(`stopstream: body cut off: ${message(error)}`, { cause: error });
+    } finally {
+      reader.cancel().catch(noop);
     }
   }
 
@@ -245,43 +287,6 @@ function releaseAfterTerminal(reader: ReadableStreamDefaultReader<Uint8Array>): 
     clearTimeout(timer);
     if (!next.done) reader.cancel().catch(noop); // events after [DONE] are ignored
   }, () => clearTimeout(timer));
-}
-
-/**
- * The error a `200` JSON body reports (`{"error": {…}}`): the protocol's typed error, or an
- * `APIStatusError` when the protocol does not recognise it; `undefined` for any other body.
- *
- * @example
- * ```ts
- * errorInBody({ error: { type: "overloaded_error" } }, 200, {}, protocol)?.name; // "UpstreamStreamError"
- * ```
- */
-export function errorInBody(
-  body: unknown,
-  status: number,
-  headers: Record<string, string>,
-  protocol: Protocol,
-): Error | undefined {
-  if (typeof body !== "object" || body === null || (body as { error?: unknown }).error == null) {
-    return undefined;
-  }
-  return protocol.toUpstreamError(body) ?? new APIStatusError(status, headers, body);
-}
-
-/**
- * Plain-object copy of response headers, lower-case names.
- *
- * @example
- * ```ts
- * headersToRecord(new Headers({ "Retry-After": "1" })); // { "retry-after": "1" }
- * ```
- */
-export function headersToRecord(headers: Headers): Record<string, string> {
-  const record: Record<string, string> = {};
-  headers.forEach((value, name) => {
-    record[name] = value;
-  });
-  return record;
 }
 
 function message(error: unknown): string {
