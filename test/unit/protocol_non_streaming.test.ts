@@ -168,6 +168,20 @@ describe("the non-streaming request", () => {
     expect(up.count).toBe(2);
   });
 
+  test("a timeout still ends it when an injected fetch ignores its signal", async () => {
+    let calls = 0;
+    const fetch = (): Promise<Response> => {
+      calls++;
+      if (calls === 1) return Promise.resolve(Response.json(REFUSED, { status: 400 }));
+      return new Promise<Response>(() => {}); // never answers, never looks at the signal
+    };
+    const error = await streamChat(
+      options(chatWire, { fetch, timeouts: { firstEventMs: 30 } }),
+    ).result.catch((e: unknown) => e);
+    expect(isTimeoutError(error) && [error.phase, error.attempts]).toEqual(["first-event", 2]);
+    expect(calls).toBe(2);
+  });
+
   test("is bounded by firstEventMs until its headers, and is not retried", async () => {
     const up = upstream(server, BASE, chatWire, async (n, req) => {
       if (n === 1) return HttpResponse.json(REFUSED, { status: 400 });
