@@ -7,7 +7,7 @@
  */
 
 import type { Accumulator } from "../accumulator.ts";
-import { UpstreamStreamError } from "../errors.ts";
+import type { UpstreamStreamError } from "../errors.ts";
 import type { Usage } from "../types.ts";
 import {
   EVENT_PROGRESS,
@@ -220,8 +220,8 @@ export function responsesError(payload: unknown): UpstreamStreamError {
     ? fields.type
     : undefined;
   const message = typeof fields.message === "string" ? fields.message : JSON.stringify(fields);
-  const { retryable } = upstreamError({ error: { type: code, message } });
-  return new UpstreamStreamError(message, payload, code, retryable);
+  // Classified like every other protocol's error; `data` stays the event as sent.
+  return upstreamError({ error: { type: code, message } }, payload);
 }
 
 /**

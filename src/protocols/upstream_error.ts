@@ -16,7 +16,8 @@ const TRANSIENT_MESSAGE =
   /connection (lost|reset|closed|error)|network|timed? ?out|overloaded|temporarily|try again|upstream|unavailable|internal server error/i;
 
 /**
- * Builds an `UpstreamStreamError` from `{"error": {...}}`, a bare error object, or a string.
+ * Builds an `UpstreamStreamError` from `{"error": {...}}`, a bare error object, or a string;
+ * `raw` (default: `payload`) is kept as its `data` when the caller normalised the payload first.
  *
  * @example
  * ```ts
@@ -24,12 +25,12 @@ const TRANSIENT_MESSAGE =
  * error.retryable; // true
  * ```
  */
-export function upstreamError(payload: unknown): UpstreamStreamError {
+export function upstreamError(payload: unknown, raw: unknown = payload): UpstreamStreamError {
   const wrapped = payload !== null && typeof payload === "object" && "error" in payload
     ? (payload as { error: unknown }).error
     : payload;
   if (typeof wrapped === "string") {
-    return new UpstreamStreamError(wrapped, payload, undefined, TRANSIENT_MESSAGE.test(wrapped));
+    return new UpstreamStreamError(wrapped, raw, undefined, TRANSIENT_MESSAGE.test(wrapped));
   }
   const fields = (wrapped ?? {}) as Record<string, unknown>;
   const message = typeof fields.message === "string" ? fields.message : JSON.stringify(wrapped);
@@ -39,7 +40,7 @@ export function upstreamError(payload: unknown): UpstreamStreamError {
     ((type !== undefined && TRANSIENT_TYPE.test(type)) ||
       (typeof code === "number" && (code === 429 || code === 408 || code >= 500)) ||
       TRANSIENT_MESSAGE.test(message));
-  return new UpstreamStreamError(message, payload, type, retryable);
+  return new UpstreamStreamError(message, raw, type, retryable);
 }
 
 function firstString(...values: unknown[]): string | undefined {
