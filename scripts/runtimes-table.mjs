@@ -1,9 +1,9 @@
-// Renders the README's "Runtimes" table from .tmp/runtimes.json, which `npm test` writes from
+// Renders the "Runtimes tested" table of docs/runtimes.md from .tmp/runtimes.json, which `npm test` writes from
 // what actually ran. Prints the table; with `--update FILE…` it also replaces the text between
 // `<!-- runtimes:start -->` and `<!-- runtimes:end -->` in each file.
 //
 //   node scripts/runtimes-table.mjs
-//   node scripts/runtimes-table.mjs --update README.md
+//   node scripts/runtimes-table.mjs --update docs/runtimes.md
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 

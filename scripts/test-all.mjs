@@ -1,7 +1,7 @@
 // `npm test`: every check, in order, each as its own npm script; then a summary table, the
-// runtimes report (.tmp/runtimes.json, rendered into the README by runtimes-table.mjs), and a
-// non-zero exit if anything failed. A later step runs even when an earlier one failed, so one
-// run shows every problem.
+// runtimes report (.tmp/runtimes.json, rendered into docs/runtimes.md by runtimes-table.mjs),
+// and a non-zero exit if anything failed. A later step runs even when an earlier one failed, so
+// one run shows every problem.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -197,7 +197,9 @@ for (const r of results) {
   const time = `${r.seconds.toFixed(1)}s`;
   console.log(`${pad(r.script, width)}  ${pad(mark[r.status], 10)}  ${pad(time, 7)}  ${r.what}`);
 }
-console.log("\nRuntimes (.tmp/runtimes.json; README table: node scripts/runtimes-table.mjs):");
+console.log(
+  "\nRuntimes (.tmp/runtimes.json; table for docs/runtimes.md: scripts/runtimes-table.mjs):",
+);
 for (const r of runtimes) {
   const c = r.conformance;
   const cases = c ? ` (${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped)` : "";

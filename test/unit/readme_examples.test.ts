@@ -8,12 +8,13 @@ import { expect, test } from "vitest";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const readme = readFileSync(`${root}README.md`, "utf8");
+const relayDoc = readFileSync(`${root}docs/relay.md`, "utf8");
 
 /** The first ```ts block after `heading`. */
-function exampleAfter(heading: string): string {
-  const at = readme.indexOf(heading);
+function exampleAfter(heading: string, doc = readme): string {
+  const at = doc.indexOf(heading);
   if (at === -1) throw new Error(`README has no heading ${heading}`);
-  const block = /```ts\n([\s\S]*?)```/.exec(readme.slice(at));
+  const block = /```ts[^\n]*\n([\s\S]*?)```/.exec(doc.slice(at));
   if (block === null) throw new Error(`no ts block after ${heading}`);
   return block[1]!;
 }
@@ -21,7 +22,7 @@ function exampleAfter(heading: string): string {
 const EXAMPLES = {
   "node_quick_start.ts": exampleAfter("## Quick start (Node, Bun)"),
   "workers_quick_start.ts": exampleAfter("## Quick start (Cloudflare Workers)"),
-  "relay_in_your_worker.ts": exampleAfter("### In your own Worker"),
+  "relay_in_your_worker.ts": exampleAfter("## In your own Worker", relayDoc),
 };
 
 test("the README's quick starts type-check against the public API", () => {
@@ -31,6 +32,10 @@ test("the README's quick starts type-check against the public API", () => {
   for (const [name, source] of Object.entries(EXAMPLES)) {
     writeFileSync(`${dir}${name}`, `${source}\nexport {};\n`);
   }
+  writeFileSync(
+    `${dir}cloudflare_workers.d.ts`,
+    'declare module "cloudflare:workers" {\n  export const env: { OPENAI_API_KEY: string; ANTHROPIC_API_KEY: string; RELAY_KEY: string };\n}\n',
+  );
   writeFileSync(
     `${dir}tsconfig.json`,
     JSON.stringify({
