@@ -142,7 +142,14 @@ try {
     const [info] = JSON.parse(stdout.slice(stdout.search(/^\[/m)));
     tarball = join(work, info.filename);
     const paths = info.files.map((f) => f.path);
-    for (const needed of ["dist/index.js", "dist/index.d.ts", "dist/relay/index.js"]) {
+    const shipped = [
+      "dist/index.js",
+      "dist/index.d.ts",
+      "dist/relay/index.js",
+      "LICENSE",
+      "README.md",
+    ];
+    for (const needed of shipped) {
       if (!paths.includes(needed)) throw new Error(`tarball lacks ${needed}`);
     }
     const stray = paths.filter((p) => /^(test|bench|scripts|\.ci)\/|\.test\.|\.tgz$/.test(p));
