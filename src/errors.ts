@@ -21,12 +21,14 @@ const BRAND: unique symbol = Symbol.for("stopstream.error") as never;
  * ```
  */
 export class StopstreamError extends Error {
+  /** Always the class's own name, so errors can be told apart without `instanceof`. */
   override name = "StopstreamError";
   /** How many attempts had been made when the call gave up (set on the final error). */
   attempts?: number;
   /** Brand for cross-copy guards. */
   readonly [BRAND] = true;
 
+  /** Wraps `message` and the `cause` it came from. */
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
   }
@@ -42,7 +44,9 @@ export class StopstreamError extends Error {
  * ```
  */
 export class InterruptedError extends StopstreamError {
+  /** `"InterruptedError"`. */
   override name = "InterruptedError";
+  /** `reason` is the abort signal's reason; it becomes the `cause`. */
   constructor(reason?: unknown, message = "stopstream: the request was interrupted by the caller") {
     super(message, { cause: reason });
   }
@@ -58,11 +62,16 @@ export class InterruptedError extends StopstreamError {
  * ```
  */
 export class APIStatusError extends StopstreamError {
+  /** `"APIStatusError"`. */
   override name = "APIStatusError";
+  /** The HTTP status, e.g. 401 or 503. */
   readonly status: number;
+  /** The response headers, lower-cased names. */
   readonly headers: Record<string, string>;
+  /** The error body: parsed JSON when it was JSON, else its text (at most 64 KiB). */
   readonly body: unknown;
 
+  /** Built by the transport from a non-2xx response. */
   constructor(
     status: number,
     headers: Record<string, string>,
@@ -86,6 +95,7 @@ export class APIStatusError extends StopstreamError {
  * ```
  */
 export class ConnectionError extends StopstreamError {
+  /** `"ConnectionError"`. */
   override name = "ConnectionError";
 }
 
@@ -102,10 +112,14 @@ export type TimeoutPhase = "headers" | "first-event" | "idle" | "total";
  * ```
  */
 export class TimeoutError extends StopstreamError {
+  /** `"TimeoutError"`. */
   override name = "TimeoutError";
+  /** Which timer fired: `headers`, `first-event`, `idle` or `total`. */
   readonly phase: TimeoutPhase;
+  /** The limit that was exceeded, in ms. */
   readonly timeoutMs: number;
 
+  /** Built by the watchdog or the total timer when `phase`'s limit ran out. */
   constructor(phase: TimeoutPhase, timeoutMs: number) {
     super(`stopstream: ${phase} timeout after ${timeoutMs} ms`);
     this.phase = phase;
@@ -124,6 +138,7 @@ export class TimeoutError extends StopstreamError {
  * ```
  */
 export class StreamProtocolError extends StopstreamError {
+  /** `"StreamProtocolError"`. */
   override name = "StreamProtocolError";
 }
 
@@ -138,13 +153,16 @@ export class StreamProtocolError extends StopstreamError {
  * ```
  */
 export class UpstreamStreamError extends StopstreamError {
+  /** `"UpstreamStreamError"`. */
   override name = "UpstreamStreamError";
   /** The error object as sent by the provider. */
   readonly data: unknown;
   /** The provider's error type or code, when it gave one. */
   readonly errorType: string | undefined;
+  /** Whether the error describes a transient condition, so the request may be retried. */
   readonly retryable: boolean;
 
+  /** Built by a protocol from the provider's in-stream error. */
   constructor(message: string, data: unknown, errorType: string | undefined, retryable: boolean) {
     super(`stopstream: upstream error in stream: ${message}`);
     this.data = data;
@@ -163,9 +181,12 @@ export class UpstreamStreamError extends StopstreamError {
  * ```
  */
 export class PartialStreamError extends StopstreamError {
+  /** `"PartialStreamError"`. */
   override name = "PartialStreamError";
+  /** Everything assembled before the failure. */
   readonly partial: ChatResult;
 
+  /** `cause` is the failure that cut the stream. */
   constructor(partial: ChatResult, cause: unknown) {
     super(
       `stopstream: the stream failed after content was delivered: ${

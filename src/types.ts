@@ -16,11 +16,17 @@ export type ProtocolName = "openai-chat" | "anthropic-messages" | "openai-respon
  * ```
  */
 export interface Usage {
+  /** Every prompt token, cached ones included. */
   inputTokens: number;
+  /** Tokens generated, reasoning included. */
   outputTokens: number;
+  /** `inputTokens + outputTokens`, or the provider's own total. */
   totalTokens: number;
+  /** The part of `outputTokens` spent on reasoning, when the provider reports it. */
   reasoningTokens?: number;
+  /** The part of `inputTokens` read from the provider's prompt cache. */
   cachedInputTokens?: number;
+  /** The provider's own usage object, unchanged. */
   raw: unknown;
 }
 
@@ -34,9 +40,13 @@ export interface Usage {
  * ```
  */
 export interface ToolCall {
+  /** Position among the answer's tool calls, from 0. */
   index: number;
+  /** The provider's id for the call (`call_…`, `toolu_…`), to send back with the result. */
   id: string;
+  /** The function's name. */
   name: string;
+  /** The arguments as JSON text, exactly as streamed; parse it yourself. */
   arguments: string;
   /** Provider-specific extra data attached to the call (e.g. OpenAI-compatible `extra_content`). */
   extra?: unknown;
@@ -51,9 +61,13 @@ export interface ToolCall {
  * ```
  */
 export interface ResultTarget {
+  /** Position in the chain: 0 is the primary, 1 the first fallback. */
   index: number;
+  /** The target's base URL. */
   baseURL: string;
+  /** The protocol spoken to it. */
   protocol: ProtocolName;
+  /** The `model` of the request body sent to it. */
   model?: string;
 }
 
@@ -86,21 +100,28 @@ export type ReasoningDetail =
  * ```
  */
 export interface ChatResult {
+  /** The provider's id for the answer. */
   id: string;
+  /** The model that answered, as the provider names it. */
   model: string;
+  /** The answer's text. */
   content: string;
+  /** The model's reasoning text (`""` when it sent none). */
   reasoning: string;
   /**
    * Signed and redacted reasoning blocks (Anthropic extended thinking), to send back with the
    * assistant turn; absent when the provider sent none.
    */
   reasoningDetails?: ReasoningDetail[];
+  /** A refusal the provider sent apart from the text (OpenAI `refusal`). */
   refusal?: string;
+  /** The tool calls, in order, with their complete arguments. */
   toolCalls: ToolCall[];
   /** Normalised: `stop`, `length`, `tool_calls` or `content_filter` (or the provider's value when unknown). */
   finishReason: string;
   /** The provider's own finish/stop reason, before normalisation. */
   providerFinishReason?: string;
+  /** Token usage, when the provider reported it. */
   usage?: Usage;
   /** How many HTTP requests this call made, retries included. */
   attempts: number;
@@ -214,7 +235,9 @@ export interface StreamChatOptions {
   signal?: AbortSignal | undefined;
   /** Retries after the first attempt. Default 2 (at most 3 attempts). */
   maxRetries?: number | undefined;
+  /** Backoff between attempts. */
   retry?: RetryOptions | undefined;
+  /** Time limits of each phase and of the whole call. */
   timeouts?: Timeouts | undefined;
   /** Default `globalThis.fetch`, looked up at call time. */
   fetch?: typeof fetch | undefined;

@@ -7,9 +7,13 @@
 
 /** Usage as Anthropic reports it (`message_start.message.usage`, `message_delta.usage`). */
 export interface AnthropicUsage {
+  /** Uncached input tokens. */
   input_tokens?: number | null;
+  /** Generated tokens (cumulative in `message_delta`). */
   output_tokens?: number | null;
+  /** Input tokens written to the prompt cache. */
   cache_creation_input_tokens?: number | null;
+  /** Input tokens read from the prompt cache. */
   cache_read_input_tokens?: number | null;
 }
 
@@ -30,13 +34,21 @@ export type AnthropicDelta =
 
 /** A Message object (`message_start.message`, or a whole non-streaming answer). */
 export interface AnthropicMessage {
+  /** The message id (`msg_…`). */
   id: string;
+  /** Always `"message"`. */
   type?: "message";
+  /** Always `"assistant"`. */
   role?: "assistant";
+  /** The model that answers. */
   model: string;
+  /** The content blocks (empty at `message_start`). */
   content: AnthropicContentBlock[];
+  /** `end_turn`, `max_tokens`, `tool_use`, …; `null` until `message_delta`. */
   stop_reason: string | null;
+  /** The stop sequence that ended the answer, if one did. */
   stop_sequence?: string | null;
+  /** Token usage so far. */
   usage?: AnthropicUsage;
 }
 

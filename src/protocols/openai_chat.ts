@@ -24,8 +24,11 @@ import { usage } from "./usage.ts";
 
 /** One `chat.completion.chunk` as sent on the wire (the fields stopstream reads). */
 export interface OpenAIChatChunk {
+  /** The completion's id (the same on every chunk). */
   id?: string;
+  /** The model that answers. */
   model?: string;
+  /** One entry per choice; stopstream reads choice 0. */
   choices?: Array<{
     index?: number;
     delta?: {
@@ -38,25 +41,37 @@ export interface OpenAIChatChunk {
     };
     finish_reason?: string | null;
   }>;
+  /** The usage chunk (with `stream_options.include_usage`). */
   usage?: OpenAIUsage | null;
+  /** An error some servers send in the stream instead of a chunk. */
   error?: unknown;
 }
 
 /** A tool-call fragment inside `delta.tool_calls`. */
 export interface OpenAIToolCallDelta {
+  /** Which tool call this fragment belongs to. */
   index?: number;
+  /** The call's id, on its first fragment. */
   id?: string;
+  /** `"function"`. */
   type?: string;
+  /** The name on the first fragment, then pieces of the JSON arguments. */
   function?: { name?: string; arguments?: string };
+  /** Provider-specific data some servers attach to a call. */
   extra_content?: unknown;
 }
 
 /** Usage as OpenAI reports it. */
 export interface OpenAIUsage {
+  /** Prompt tokens, cached ones included. */
   prompt_tokens?: number;
+  /** Generated tokens, reasoning included. */
   completion_tokens?: number;
+  /** Prompt plus completion. */
   total_tokens?: number;
+  /** The cached part of the prompt. */
   prompt_tokens_details?: { cached_tokens?: number };
+  /** The reasoning part of the completion. */
   completion_tokens_details?: { reasoning_tokens?: number };
 }
 

@@ -25,10 +25,15 @@ import { errorEventPayload, type EventData, parseEventData } from "./event_data.
 
 /** Usage as the Responses API reports it. */
 export interface ResponsesUsage {
+  /** Input tokens, cached ones included. */
   input_tokens?: number;
+  /** Output tokens, reasoning included. */
   output_tokens?: number;
+  /** Input plus output. */
   total_tokens?: number;
+  /** The cached part of the input. */
   input_tokens_details?: { cached_tokens?: number };
+  /** The reasoning part of the output. */
   output_tokens_details?: { reasoning_tokens?: number };
 }
 
@@ -50,12 +55,19 @@ export type ResponsesContentPart =
 
 /** A Response object (`response.created` … `response.completed`, or a non-streaming answer). */
 export interface ResponsesResponse {
+  /** The response id (`resp_…`). */
   id: string;
+  /** The model that answers. */
   model: string;
+  /** Where the response is in its life cycle. */
   status?: "completed" | "failed" | "in_progress" | "incomplete" | "cancelled" | "queued";
+  /** The output items: messages, reasoning, function calls. */
   output?: ResponsesOutputItem[];
+  /** Token usage, on the final response. */
   usage?: ResponsesUsage | null;
+  /** Why an `incomplete` response stopped (`max_output_tokens`, `content_filter`). */
   incomplete_details?: { reason?: string } | null;
+  /** Why a `failed` response failed. */
   error?: { code: string; message: string } | null;
 }
 

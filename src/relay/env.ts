@@ -17,9 +17,11 @@ import { PROTOCOLS, type RelayOptions, type RelayUpstream } from "./options.ts";
  * ```
  */
 export interface RelayEnv {
+  /** E.g. `https://api.openai.com/v1`; unset or empty: the built-in demo model. */
   UPSTREAM_BASE_URL?: string;
   /** `openai-chat` (default), `anthropic-messages` or `openai-responses`. */
   UPSTREAM_PROTOCOL?: string;
+  /** Replaces the caller's `model` (optional). */
   UPSTREAM_MODEL?: string;
   /** Secret. */
   UPSTREAM_API_KEY?: string;

@@ -69,7 +69,9 @@ export interface RelayOptions {
   fetch?: typeof fetch;
   /** Retries per upstream after its first attempt (the client's `maxRetries`). */
   maxRetries?: number;
+  /** Backoff between attempts (the client's `retry`). */
   retry?: RetryOptions;
+  /** Time limits per attempt and per call (the client's `timeouts`). */
   timeouts?: Timeouts;
   /** Pacing and hooks of the built-in demo upstream (used only when `upstreams` is empty). */
   demo?: DemoUpstreamOptions;
