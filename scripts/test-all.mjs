@@ -22,7 +22,7 @@ const vitestJSON = (name) => [
  * reports of the conformance runs, so the runtimes table counts the suite's own cases.
  */
 const STEPS = [
-  { script: "lint", what: "deno lint + deno fmt --check" },
+  { script: "lint", what: "deno lint + deno fmt --check + deno doc --lint (JSDoc)" },
   { script: "typecheck", what: "tsc: src, then the tests" },
   { script: "build", what: "tsc → dist/ (ESM + .d.ts + maps)" },
   { script: "test:node", what: "vitest: unit, e2e, conformance on Node", args: vitestJSON("node") },
