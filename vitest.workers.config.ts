@@ -2,6 +2,8 @@ import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig, type Plugin } from "vitest/config";
 // @ts-expect-error: a plain .mjs build script without type declarations.
 import { bundleBrowserClient } from "./scripts/build-browser-client.mjs";
+// @ts-expect-error: a plain .mjs script without type declarations.
+import { includeOf } from "./scripts/test-runners.mjs";
 
 // Wrangler embeds `*.txt` imports as strings; Vite does not, and the generated browser bundle
 // may not exist yet. This plugin serves it from a fresh in-memory build instead.
@@ -23,7 +25,8 @@ export default defineConfig({
     cloudflareTest({ wrangler: { configPath: "./wrangler.toml" } }),
   ],
   test: {
-    include: ["test/workers/**/*.test.ts"],
+    // Which files: scripts/test-runners.mjs (also what `npm test -- <file>` routes by).
+    include: includeOf("test:workers"),
     // The loopback fault server for the conformance suite (test/workers/conformance.test.ts).
     globalSetup: ["./test/workers/fault_server.global.ts"],
     testTimeout: 15_000,

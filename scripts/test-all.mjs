@@ -2,9 +2,14 @@
 // runtimes report (.tmp/runtimes.json, rendered into docs/runtimes.md by runtimes-table.mjs),
 // and a non-zero exit if anything failed. A later step runs even when an earlier one failed, so
 // one run shows every problem.
+//
+// `npm test -- <file or pattern>…` runs only the runners that own matching test files, with that
+// filter (see scripts/test-runners.mjs), and fails when nothing matches: it never quietly runs
+// everything instead.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { selectSteps, usage } from "./test-runners.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -59,6 +64,52 @@ function runStep(script, args = []) {
     child.on("close", (code, signal) => resolve(signal === null ? code : 1));
   });
 }
+
+const pad = (text, width) => String(text).padEnd(width);
+const mark = { pass: "✓ pass", fail: "✗ FAIL", skipped: "- SKIPPED" };
+
+function printSummary(results) {
+  const width = Math.max(...results.map((r) => r.script.length));
+  console.log("\n━━━ npm test summary");
+  console.log(`${pad("step", width)}  ${pad("result", 10)}  ${pad("time", 7)}  what`);
+  for (const r of results) {
+    const time = `${r.seconds.toFixed(1)}s`;
+    console.log(`${pad(r.script, width)}  ${pad(mark[r.status], 10)}  ${pad(time, 7)}  ${r.what}`);
+  }
+}
+
+/** `npm test -- <args>`: the selected runners only; exits with their result. */
+async function runSelected(argv) {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    console.log(usage());
+    process.exit(0);
+  }
+  const dryRun = argv.includes("--dry-run");
+  const selection = selectSteps(argv.filter((a) => a !== "--dry-run"), { root });
+  if (selection.error !== undefined) {
+    console.error(`npm test: ${selection.error}\n\n${usage()}`);
+    process.exit(1);
+  }
+  const results = [];
+  for (const { script, args } of selection.steps) {
+    const command = `npm run ${script}${args.length > 0 ? ` -- ${args.join(" ")}` : ""}`;
+    if (dryRun) {
+      console.log(command);
+      continue;
+    }
+    console.log(`\n━━━ ${command}`);
+    const started = performance.now();
+    const code = await runStep(script, args);
+    const seconds = (performance.now() - started) / 1000;
+    results.push({ script, what: args.join(" "), status: code === 0 ? "pass" : "fail", seconds });
+  }
+  if (dryRun) process.exit(0);
+  printSummary(results);
+  process.exit(results.some((r) => r.status === "fail") ? 1 : 0);
+}
+
+const argv = process.argv.slice(2);
+if (argv.length > 0) await runSelected(argv);
 
 rmSync(`${root}${REPORTS}`, { recursive: true, force: true });
 mkdirSync(`${root}${REPORTS}`, { recursive: true });
@@ -188,15 +239,7 @@ writeFileSync(
 
 // ---- summary ----
 
-const pad = (text, width) => String(text).padEnd(width);
-const mark = { pass: "✓ pass", fail: "✗ FAIL", skipped: "- SKIPPED" };
-const width = Math.max(...results.map((r) => r.script.length));
-console.log("\n━━━ npm test summary");
-console.log(`${pad("step", width)}  ${pad("result", 10)}  ${pad("time", 7)}  what`);
-for (const r of results) {
-  const time = `${r.seconds.toFixed(1)}s`;
-  console.log(`${pad(r.script, width)}  ${pad(mark[r.status], 10)}  ${pad(time, 7)}  ${r.what}`);
-}
+printSummary(results);
 console.log(
   "\nRuntimes (.tmp/runtimes.json; table for docs/runtimes.md: scripts/runtimes-table.mjs):",
 );
