@@ -51,6 +51,10 @@ const STEPS = [
     what: "vitest + playwright-core: headless Chromium",
     args: vitestJSON("browser"),
   },
+  {
+    script: "test:docs",
+    what: "every example in README.md and docs/, in Node, Deno, workerd, Chromium, bash",
+  },
   { script: "test:pack", what: "npm pack → publint, attw, install, import, tsc" },
   { script: "test:jsr", what: "deno check + deno publish --dry-run" },
   { script: "test:deploy", what: "wrangler deploy --dry-run: the Worker bundles" },

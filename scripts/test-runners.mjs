@@ -1,6 +1,6 @@
 // Which runner owns which test files: the one table `npm test -- <file or pattern>` routes by,
 // and where the vitest configs take their `include` from, so the two cannot disagree.
-import { readdirSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { isAbsolute, relative, sep } from "node:path";
 
 /**
@@ -90,6 +90,18 @@ export function selectSteps(argv, { root, files = testTreeFiles(root) }) {
   }
   if (patterns.length === 0) return { error: "no file or pattern given" };
 
+  // A Markdown page runs its examples: `npm test -- docs/relay.md` → test:docs -t docs/relay.md.
+  const pages = patterns.filter((p) => /(^|\/)(README|[\w-]+)\.md$/.test(p));
+  if (pages.length > 0) {
+    if (pages.length !== patterns.length || name !== undefined) {
+      return { error: "give Markdown pages alone: their examples are selected by name" };
+    }
+    const docs = [...new Set(pages.map((p) => p.replace(/^\.\//, "")))];
+    const missing = docs.filter((doc) => !existsSync(`${root}${doc}`));
+    if (missing.length > 0) return { error: `no such page: ${missing.join(", ")}` };
+    return { steps: [{ script: "test:docs", args: ["-t", docs.join("|")] }] };
+  }
+
   const owned = RUNNERS.map((runner) => {
     const globs = runner.include.map(globToRegExp);
     return { runner, files: files.filter((f) => globs.some((g) => g.test(f))) };
@@ -128,6 +140,7 @@ export function usage() {
     "usage: npm test                           every step (lint, types, build, every runner)",
     "       npm test -- <file or pattern>…     only the runners owning matching test files",
     "       npm test -- <pattern> -t <name>    … and only tests whose name matches",
+    "       npm test -- docs/relay.md          the examples of one page (README.md, docs/*.md)",
     "       npm test -- --dry-run <pattern>    print what would run",
     "A pattern selects every test file whose path contains it. Runners and their files:",
     ...rows,

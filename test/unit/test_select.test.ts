@@ -53,6 +53,13 @@ describe("selecting runners by file or pattern", () => {
     ]);
   });
 
+  test("a Markdown page runs the docs examples of that page, by test name", () => {
+    expect(select(["docs/relay.md"])).toEqual({
+      steps: [{ script: "test:docs", args: ["-t", "docs/relay.md"] }],
+    });
+    expect(select(["docs/no_such_page.md"]).error).toMatch(/no such page/);
+  });
+
   test("no match, a helper file, an unknown option or no pattern is an error, never a full run", () => {
     expect(select(["no_such_test"]).error).toMatch(/no test file matches no_such_test/);
     expect(select(["test/support/fault_handler.ts"]).error).toMatch(/only helpers or fixtures/);

@@ -1,0 +1,154 @@
+// Every code example in README.md and docs/ runs, in the runtime it is written for, against
+// the demo model (or a recorded stream of the real provider) on a loopback server: Node and
+// Deno programs as processes, Worker modules in workerd, pages in Chromium, shell commands in
+// bash against the relay Worker. An example that throws, exits non-zero or hangs fails. Blocks
+// that are not programs are listed, with the reason, in fragments.ts; see examples.ts for how a
+// block says which runtime it is for.
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { hasChromium, launchChromium } from "../support/chromium.ts";
+import { type NodeServer, startNodeServer } from "../support/node_server.ts";
+import { ROOT } from "./bundle.ts";
+import { collectExamples, type Example } from "./examples.ts";
+import { createExampleUpstream, substituteURLs } from "./example_upstream.ts";
+import { runPageExample } from "./run_browser.ts";
+import { EXAMPLE_KEYS, type Finished, runDenoExample, runNodeExample } from "./run_process.ts";
+import { runShellCommand, shellCommands } from "./run_shell.ts";
+import { runWorkerExample, startRelay } from "./run_workerd.ts";
+
+/** How long one example (one shell command) may take before it counts as hung. */
+const LIMIT_MS = 30_000;
+const RELAY_KEY = "example-relay-key";
+
+const { examples, fragments, problems } = collectExamples(ROOT);
+const upstream = createExampleUpstream();
+let server: NodeServer;
+let relay: { url: string; stop(): Promise<void> } | undefined;
+let browser: Browser | undefined;
+
+const usesRelay = (example: Example): boolean => example.source.includes("127.0.0.1:8787");
+
+beforeAll(async () => {
+  server = await startNodeServer(upstream.handler);
+  if (examples.some(usesRelay)) relay = await startRelay();
+});
+afterAll(async () => {
+  await browser?.close();
+  await relay?.stop();
+  await server?.close();
+});
+
+function prepared(example: Example, source = example.source): string {
+  return substituteURLs(source, {
+    upstream: server.url,
+    relay: relay?.url ?? "http://relay.not-started",
+    id: example.id,
+  });
+}
+
+/** A process that ended badly, as a readable failure message. */
+function describeFailure(what: string, run: Finished): string {
+  const how = run.hung ? `hung (killed after ${LIMIT_MS} ms)` : `exited ${run.code ?? run.signal}`;
+  return `${what} ${how}\n--- stdout ---\n${run.stdout.slice(-2000)}\n--- stderr ---\n${
+    run.stderr.slice(-2000)
+  }`;
+}
+
+/** The example called the loopback upstream (or the relay), so the URLs were really replaced. */
+function expectItCalledTheUpstream(example: Example, run?: Finished): void {
+  if (usesRelay(example)) expect(run?.stdout ?? "", "printed nothing").not.toBe("");
+  else expect(upstream.traffic(example.id).requests, "requests to the upstream").toBeGreaterThan(0);
+}
+
+test("every code block of README.md and docs/ is an example that runs, or a listed fragment", () => {
+  expect(problems).toEqual([]);
+  expect(examples.length).toBeGreaterThan(10);
+  // The list of fragments stays short: every other block runs.
+  expect(fragments.length).toBeLessThanOrEqual(6);
+});
+
+for (const example of examples) {
+  const name = `${example.doc}:${example.line} (${example.heading}) in ${example.runtime}`;
+
+  if (example.runtime === "node" || example.runtime === "deno") {
+    test(name, async () => {
+      const run = example.runtime === "node"
+        ? await runNodeExample(example.id, prepared(example), LIMIT_MS)
+        : await runDenoExample(example.id, prepared(example), LIMIT_MS);
+      expect(run.hung || run.code !== 0, describeFailure("the example", run)).toBe(false);
+      expectItCalledTheUpstream(example, run);
+    }, LIMIT_MS + 30_000);
+  }
+
+  if (example.runtime === "worker") {
+    test(name, async () => {
+      const answer = await runWorkerExample(
+        prepared(example),
+        {
+          path: "/v1/chat/completions",
+          init: {
+            method: "POST",
+            headers: { "content-type": "application/json", authorization: `Bearer ${RELAY_KEY}` },
+            body: JSON.stringify({
+              model: "gpt-4o-mini",
+              stream: true,
+              messages: [{ role: "user", content: "Hi" }],
+            }),
+          },
+        },
+        { ...EXAMPLE_KEYS, RELAY_KEY },
+        LIMIT_MS,
+      );
+      expect(answer.hung, "the Worker's response never ended").toBe(false);
+      expect(answer.status, answer.body).toBe(200);
+      const sent = upstream.traffic(example.id);
+      expect(sent.requests, "requests to the upstream").toBeGreaterThan(0);
+      if (answer.contentType.startsWith("text/event-stream")) {
+        expect(answer.body).toContain("data: [DONE]");
+      } else {
+        // The whole answer, not an empty body that workerd ended because the Worker hung.
+        expect(answer.body).toBe(sent.text);
+        expect(answer.body).not.toBe("");
+      }
+    }, LIMIT_MS + 30_000);
+  }
+
+  if (example.runtime === "browser") {
+    test.skipIf(!hasChromium())(name, async () => {
+      browser ??= await launchChromium();
+      const page = await runPageExample(
+        browser,
+        `${server.url}${upstream.servePage(example.id, prepared(example))}`,
+        async () => (await upstream.completed(example.id)).text,
+        LIMIT_MS,
+      );
+      expect(page.errors).toEqual([]);
+      expect(page.hung, `the page showed ${JSON.stringify(page.output)}`).toBe(false);
+      expect(page.output).not.toBe("");
+    }, LIMIT_MS * 2 + 30_000);
+  }
+
+  if (example.runtime === "shell") {
+    describe(name, () => {
+      const { exports, commands } = shellCommands(example.source);
+      test("has commands", () => expect(commands.length).toBeGreaterThan(0));
+      for (const command of commands) {
+        test(command.command, async () => {
+          const run = await runShellCommand(
+            { ...command, command: prepared(example, command.command) },
+            exports.map((line) => prepared(example, line)),
+            { upstream: server.url, id: example.id },
+            LIMIT_MS,
+          );
+          expect(
+            !run.hung && run.code === command.expectedStatus,
+            describeFailure(
+              `\`${command.command}\` (expected status ${command.expectedStatus})`,
+              run,
+            ),
+          ).toBe(true);
+        }, LIMIT_MS + 30_000);
+      }
+    });
+  }
+}
