@@ -56,7 +56,7 @@ const STEPS = [
     what: "every example in README.md and docs/, in Node, Deno, workerd, Chromium, bash",
   },
   { script: "test:pack", what: "npm pack → publint, attw, install, import, tsc" },
-  { script: "test:jsr", what: "deno check + deno publish --dry-run" },
+  { script: "test:jsr", what: "deno check + deno publish --dry-run (LICENSE, README included)" },
   { script: "test:deploy", what: "wrangler deploy --dry-run: the Worker bundles" },
 ];
 
