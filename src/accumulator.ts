@@ -8,11 +8,22 @@
 
 import type { ChatResult, ReasoningDetail, StreamEvent, ToolCall, Usage } from "./types.ts";
 
-type ThinkingDetail = Extract<ReasoningDetail, { type: "thinking" }>;
+/** A signed thinking entry of `reasoningDetails`. */
+export type ThinkingDetail = Extract<ReasoningDetail, { type: "thinking" }>;
 
 /** Where events go when the caller iterates. */
 export interface EventSink {
   push(event: StreamEvent): void;
+}
+
+/**
+ * Builds `result.output` (and `result.citations`) once, when the result is made, from the
+ * state its protocol decoder kept while streaming: the per-event path only records where
+ * things are, never copies them.
+ */
+export interface OutputAssembler {
+  /** Sets `result.output`, and `result.citations` when the answer cites sources. */
+  build(acc: Accumulator, result: ChatResult): void;
 }
 
 /**
@@ -45,11 +56,16 @@ export class Accumulator {
   continuedFrom = 0;
   /** `null` when nobody iterates: then no event object is ever allocated. */
   readonly sink: EventSink | null;
+  /** Set by the protocol decoder: assembles `result.output` at the end. */
+  output: OutputAssembler | undefined = undefined;
+  /** The assembler of the attempt this one continues (`onPartial: "continue"`). */
+  readonly previousOutput: OutputAssembler | undefined;
   /** The thinking entry reasoning text and signature go to while its block is open. */
   #thinking: ThinkingDetail | undefined = undefined;
 
   constructor(sink: EventSink | null, previous?: Accumulator) {
     this.sink = sink;
+    this.previousOutput = previous?.output;
     if (previous) {
       // A continuation keeps what was already delivered and appends to it.
       this.id = previous.id;
@@ -88,10 +104,11 @@ export class Accumulator {
    * Opens a signed thinking entry in `reasoningDetails`: until {@linkcode endReasoningBlock},
    * `addReasoning` text and `addReasoningSignature` fragments go to it as well.
    */
-  startReasoningBlock(): void {
+  startReasoningBlock(): ThinkingDetail {
     const entry: ThinkingDetail = { type: "thinking", thinking: "", signature: "" };
     this.#thinking = entry;
     this.#addDetail(entry);
+    return entry;
   }
 
   /** Appends to the open thinking entry's signature (ignored when no entry is open). */
@@ -121,15 +138,25 @@ export class Accumulator {
     this.refusal = this.refusal === undefined ? text : this.refusal + text;
   }
 
-  /** Starts a tool call and returns its index in `toolCalls`. */
-  startToolCall(id: string, name: string, extra?: unknown): number {
+  /**
+   * Starts a tool call and returns its index in `toolCalls`. `type` is the call's kind when
+   * it is not a function call (`"custom"`, `"apply_patch"`…).
+   */
+  startToolCall(id: string, name: string, extra?: unknown, type?: string): number {
     const index = this.toolCalls.length;
     const call: ToolCall = { index, id, name, arguments: "" };
+    if (type !== undefined && type !== "function") call.type = type;
     if (extra !== undefined) call.extra = extra;
     this.toolCalls.push(call);
     this.delivered = true;
     this.lastKind = "tool";
-    if (this.sink !== null) this.sink.push({ type: "tool-call", index, id, name });
+    if (this.sink !== null) {
+      this.sink.push(
+        call.type === undefined
+          ? { type: "tool-call", index, id, name }
+          : { type: "tool-call", index, id, name, toolType: call.type },
+      );
+    }
     return index;
   }
 
@@ -185,6 +212,7 @@ export class Accumulator {
       result.providerFinishReason = this.providerFinishReason;
     }
     if (this.usage !== undefined) result.usage = this.usage;
+    if (this.output !== undefined) this.output.build(this, result);
     return result;
   }
 }

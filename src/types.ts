@@ -44,13 +44,73 @@ export interface ToolCall {
   index: number;
   /** The provider's id for the call (`call_…`, `toolu_…`), to send back with the result. */
   id: string;
-  /** The function's name. */
+  /** The tool's name; `""` for kinds that have none (`apply_patch`, `shell`, `computer`…). */
   name: string;
-  /** The arguments as JSON text, exactly as streamed; parse it yourself. */
+  /**
+   * The arguments as JSON text, exactly as streamed (parse it yourself); for a `custom` tool its
+   * free-form `input` text, and for the other Responses action kinds the JSON of their
+   * `action` / `operation`.
+   */
   arguments: string;
+  /**
+   * What kind of call this is; absent means `"function"`. OpenAI Responses action items set
+   * it to their kind: `"custom"`, `"apply_patch"`, `"shell"`, `"local_shell"`, `"computer"`,
+   * `"mcp_approval_request"`.
+   */
+  type?: string;
   /** Provider-specific extra data attached to the call (e.g. OpenAI-compatible `extra_content`). */
   extra?: unknown;
 }
+
+/**
+ * A source the answer cites, normalised across protocols. `start`/`end` are the cited span of
+ * `ChatResult.content` (UTF-16 offsets) when the provider ties the citation to a span;
+ * `source` is the provider's own citation object, unchanged.
+ *
+ * @example
+ * ```ts
+ * const citation: Citation = { url: "https://example.com/", title: "Example", start: 0, end: 12 };
+ * ```
+ */
+export interface Citation {
+  url?: string;
+  title?: string;
+  /** The passage of the source the answer relies on, when the provider quotes it. */
+  citedText?: string;
+  start?: number;
+  end?: number;
+  source?: unknown;
+}
+
+/**
+ * An assistant message in the provider's own shape: Anthropic's `{ role: "assistant",
+ * content: [...blocks] }` or OpenAI-compatible `{ role: "assistant", content, tool_calls?, … }`.
+ *
+ * @example
+ * ```ts
+ * const message: AssistantMessage = { role: "assistant", content: [{ type: "text", text: "Hi" }] };
+ * ```
+ */
+export interface AssistantMessage {
+  role: "assistant";
+  content: unknown;
+  [field: string]: unknown;
+}
+
+/**
+ * The assistant turn in the provider's own shape, to send back unchanged on the next turn:
+ * an {@linkcode AssistantMessage} for `anthropic-messages` and `openai-chat`, the array of
+ * output items for `openai-responses`.
+ *
+ * @example
+ * ```ts
+ * function append(history: unknown[], output: ChatOutput): void {
+ *   if (Array.isArray(output)) history.push(...output);
+ *   else history.push(output);
+ * }
+ * ```
+ */
+export type ChatOutput = AssistantMessage | Array<Record<string, unknown>>;
 
 /**
  * Which upstream answered, when a fallback chain is configured. Never contains a key.
@@ -117,6 +177,15 @@ export interface ChatResult {
   refusal?: string;
   /** The tool calls, in order, with their complete arguments. */
   toolCalls: ToolCall[];
+  /**
+   * The assistant turn in the provider's own shape, lossless (every block or item, unknown
+   * kinds included, in order): what `content`, `reasoning`, `toolCalls` and
+   * `reasoningDetails` are derived from, and what to send back on the next turn. Always set
+   * by stopstream.
+   */
+  output?: ChatOutput;
+  /** Sources the answer cites; absent when there are none. */
+  citations?: Citation[];
   /** Normalised: `stop`, `length`, `tool_calls` or `content_filter` (or the provider's value when unknown). */
   finishReason: string;
   /** The provider's own finish/stop reason, before normalisation. */
@@ -153,7 +222,14 @@ export type StreamEvent =
   | { type: "open"; attempt: number; status: number; headers: Record<string, string> }
   | { type: "text"; text: string }
   | { type: "reasoning"; text: string }
-  | { type: "tool-call"; index: number; id: string; name: string }
+  | {
+    type: "tool-call";
+    index: number;
+    id: string;
+    name: string;
+    /** The call's {@linkcode ToolCall.type}, when it is not a function call. */
+    toolType?: string;
+  }
   | { type: "tool-call-delta"; index: number; argumentsDelta: string }
   | { type: "retry"; attempt: number; delayMs: number; error: Error }
   | { type: "fallback"; index: number; error: Error }
