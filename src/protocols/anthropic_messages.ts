@@ -23,6 +23,8 @@ import { appendMessage, joinURL, requestHeaders } from "./request.ts";
 import { upstreamError } from "./upstream_error.ts";
 import { usage } from "./usage.ts";
 import { errorEventPayload, type EventData, parseEventData } from "./event_data.ts";
+import { AnthropicOutput } from "./anthropic_output.ts";
+import { StreamProtocolError } from "../errors.ts";
 
 /** Documented stop reasons; anything newer is `stop` (the answer ended, for a reason we don't know). */
 const FINISH: Record<string, string> = {
@@ -39,11 +41,14 @@ const FINISH: Record<string, string> = {
 /** One attempt's Anthropic stream → accumulator calls (fields read without trusting their types). */
 class AnthropicDecoder implements StreamDecoder {
   #acc: Accumulator;
+  #out: AnthropicOutput;
   /** Anthropic block index → index in `acc.toolCalls` (only tool_use blocks have one). */
   #slots: Array<number | undefined> = [];
   /** `input` of a tool_use start that already carried one (used when no deltas follow). */
   #inputs: unknown[] = [];
   #startUsage: AnthropicUsage | undefined = undefined;
+  /** The id of the message this response carries, once `message_start` arrived. */
+  #messageId: string | undefined = undefined;
   /**
    * A continuation prefill had this trailing whitespace trimmed (the API rejects it); the
    * model re-sends it at the start of its answer, and the caller already has it.
@@ -52,6 +57,8 @@ class AnthropicDecoder implements StreamDecoder {
 
   constructor(acc: Accumulator) {
     this.#acc = acc;
+    this.#out = new AnthropicOutput(acc.previousOutput);
+    acc.output = this.#out;
     if (acc.continuedFrom > 0) this.#skip = trailingWhitespace(acc.content);
   }
 
@@ -72,46 +79,33 @@ class AnthropicDecoder implements StreamDecoder {
           case "thinking_delta":
             if (typeof delta.thinking === "string") acc.addReasoning(delta.thinking);
             break;
-          case "signature_delta":
-            if (typeof delta.signature === "string") acc.addReasoningSignature(delta.signature);
-            break;
           case "input_json_delta": {
             const slot = this.#slots[message.index];
-            if (slot !== undefined && typeof delta.partial_json === "string") {
+            if (slot === undefined) this.#out.delta(message.index, delta);
+            else if (typeof delta.partial_json === "string") {
               acc.addToolArguments(slot, delta.partial_json);
             }
             break;
           }
-            // citations_delta: not kept.
+          case "signature_delta":
+            if (typeof delta.signature === "string") acc.addReasoningSignature(delta.signature);
+            this.#out.delta(message.index, delta);
+            break;
+          default:
+            // citations_delta, and deltas of block kinds that are new: kept for `output`.
+            this.#out.delta(message.index, delta);
         }
         return EVENT_PROGRESS;
       }
-      case "content_block_start": {
-        const block = message.content_block;
-        if (block?.type === "text" && typeof block.text === "string") this.#text(block.text);
-        const slot = openBlock(acc, block);
-        if (slot !== undefined) {
-          this.#slots[message.index] = slot;
-          if (isNonEmptyObject(block.input)) this.#inputs[message.index] = block.input;
-        }
+      case "content_block_start":
+        this.#open(message.index, message.content_block);
         return EVENT_PROGRESS;
-      }
-      case "content_block_stop": {
-        acc.endReasoningBlock();
-        const slot = this.#slots[message.index];
-        // A tool without parameters streams no JSON at all: `{}` is what it was called with.
-        if (slot !== undefined && acc.toolCalls[slot]?.arguments === "") {
-          acc.addToolArguments(slot, JSON.stringify(this.#inputs[message.index] ?? {}));
-        }
+      case "content_block_stop":
+        this.#close(message.index);
         return EVENT_PROGRESS;
-      }
-      case "message_start": {
-        const start = message.message;
-        if (acc.id === "" && typeof start?.id === "string") acc.id = start.id;
-        if (acc.model === "" && typeof start?.model === "string") acc.model = start.model;
-        if (start?.usage != null) this.#startUsage = start.usage;
+      case "message_start":
+        this.message(message.message);
         return EVENT_PROGRESS;
-      }
       case "message_delta": {
         const reason = message.delta?.stop_reason;
         if (typeof reason === "string") acc.setFinish(FINISH[reason] ?? "stop", reason);
@@ -127,7 +121,12 @@ class AnthropicDecoder implements StreamDecoder {
         return EVENT_PROGRESS;
       }
       case "message_stop":
-        if (acc.finishReason === undefined) acc.setFinish("stop", "end_turn");
+        // A message that arrived whole in message_start has no message_delta: its usage then.
+        if (acc.usage === undefined && this.#startUsage !== undefined) {
+          acc.setUsage(anthropicUsage(this.#startUsage));
+        }
+        // No stop reason was sent: the answer ended, and no provider value is made up.
+        if (acc.finishReason === undefined) acc.setFinish("stop");
         return EVENT_TERMINAL;
       case "ping":
         return EVENT_KEEPALIVE;
@@ -144,6 +143,65 @@ class AnthropicDecoder implements StreamDecoder {
     return this.#acc.finishReason !== undefined;
   }
 
+  /**
+   * `message_start`, or a whole non-streaming message. Its content, stop reason and usage
+   * count exactly as if they had been streamed: with programmatic tool calling the API sends
+   * a complete `tool_use` turn this way, followed only by `message_stop`.
+   */
+  message(m: EventData): void {
+    const acc = this.#acc;
+    const id = typeof m?.id === "string" ? m.id : "";
+    if (this.#messageId !== undefined) {
+      // A repeated start of the same message is harmless; another message's would splice
+      // two generations (and their signed thinking) into one turn.
+      if (id === this.#messageId) return;
+      throw new StreamProtocolError(
+        `stopstream: message_start for message ${JSON.stringify(id)} arrived while message ${
+          JSON.stringify(this.#messageId)
+        } was open`,
+      );
+    }
+    this.#messageId = id;
+    if (acc.id === "" && id !== "") acc.id = id;
+    if (acc.model === "" && typeof m?.model === "string") acc.model = m.model;
+    if (m?.usage != null) this.#startUsage = m.usage;
+    const content = m?.content;
+    if (Array.isArray(content)) {
+      for (let index = 0; index < content.length; index++) {
+        this.#open(index, content[index]);
+        this.#close(index);
+      }
+    }
+    const reason = m?.stop_reason;
+    if (typeof reason === "string") {
+      acc.setFinish(FINISH[reason] ?? "stop", reason);
+      if (this.#startUsage !== undefined) acc.setUsage(anthropicUsage(this.#startUsage));
+    }
+  }
+
+  #open(index: number, block: EventData): void {
+    const acc = this.#acc;
+    this.#out.open(index, block, acc);
+    if (block?.type === "text" && typeof block.text === "string") this.#text(block.text);
+    const slot = openBlock(acc, block);
+    if (slot !== undefined) {
+      this.#slots[index] = slot;
+      this.#out.slot(index, slot);
+      if (isNonEmptyObject(block.input)) this.#inputs[index] = block.input;
+    }
+  }
+
+  #close(index: number): void {
+    const acc = this.#acc;
+    acc.endReasoningBlock();
+    this.#out.close(index, acc);
+    const slot = this.#slots[index];
+    // A tool without parameters streams no JSON at all: `{}` is what it was called with.
+    if (slot !== undefined && acc.toolCalls[slot]?.arguments === "") {
+      acc.addToolArguments(slot, JSON.stringify(this.#inputs[index] ?? {}));
+    }
+  }
+
   #text(text: string): void {
     if (this.#skip !== "" && text !== "") {
       let i = 0;
@@ -156,11 +214,11 @@ class AnthropicDecoder implements StreamDecoder {
 }
 
 /**
- * Opens a non-text content block, streamed (`content_block_start`) or whole (a non-streaming
- * message), and returns the tool-call slot of a `tool_use` block. Thinking is kept whole with
- * its signature because the caller must send it back signed; `redacted_thinking` arrives
- * complete and opaque, so it is not reasoning text. `server_tool_use` (web search, code
- * execution…) runs at Anthropic: not a call for the caller to make, so it gets no slot.
+ * Opens a non-text content block and returns the tool-call slot of a `tool_use` block.
+ * Thinking is kept whole with its signature because the caller must send it back signed;
+ * `redacted_thinking` arrives complete and opaque, so it is not reasoning text.
+ * `server_tool_use` (web search, code execution…) runs at Anthropic: not a call for the
+ * caller to make, so it gets no slot (it is in `output`).
  */
 function openBlock(acc: Accumulator, block: EventData): number | undefined {
   switch (block?.type) {
@@ -208,20 +266,16 @@ export function anthropicUsage(raw: AnthropicUsage): Usage {
   return usage(inputTokens, raw.output_tokens ?? 0, undefined, cacheRead, undefined, raw);
 }
 
-/** Delivers a whole (non-streaming) Message to the accumulator. */
+/**
+ * Delivers a whole (non-streaming) Message to the accumulator: the same path as a
+ * `message_start` that carries its content.
+ */
 function decodeMessage(message: unknown, acc: Accumulator): void {
+  const decoder = new AnthropicDecoder(acc);
+  decoder.message(message);
   const m = message as EventData;
-  if (typeof m?.id === "string") acc.id = m.id;
-  if (typeof m?.model === "string") acc.model = m.model;
-  for (const block of Array.isArray(m?.content) ? m.content : []) {
-    if (block?.type === "text" && typeof block.text === "string") acc.addText(block.text);
-    const slot = openBlock(acc, block);
-    if (slot !== undefined) acc.addToolArguments(slot, JSON.stringify(block.input ?? {}));
-    acc.endReasoningBlock();
-  }
-  if (m?.usage != null) acc.setUsage(anthropicUsage(m.usage));
-  const reason = typeof m?.stop_reason === "string" ? m.stop_reason : "end_turn";
-  acc.setFinish(FINISH[reason] ?? "stop", reason);
+  if (acc.usage === undefined && m?.usage != null) acc.setUsage(anthropicUsage(m.usage));
+  if (acc.finishReason === undefined) acc.setFinish("stop");
 }
 
 /**
