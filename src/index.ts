@@ -26,7 +26,10 @@ export {
 } from "./errors.ts";
 export type { TimeoutPhase } from "./errors.ts";
 export type {
+  AssistantMessage,
+  ChatOutput,
   ChatResult,
+  Citation,
   PartialPolicy,
   ProtocolName,
   ReasoningDetail,
@@ -38,7 +41,12 @@ export type {
   ToolCall,
   Usage,
 } from "./types.ts";
-export type { OpenAIChatChunk, OpenAIToolCallDelta, OpenAIUsage } from "./protocols/openai_chat.ts";
+export type {
+  OpenAIChatChunk,
+  OpenAIContentPart,
+  OpenAIToolCallDelta,
+  OpenAIUsage,
+} from "./protocols/openai_chat_wire.ts";
 export type {
   AnthropicContentBlock,
   AnthropicDelta,
@@ -47,9 +55,10 @@ export type {
   AnthropicUsage,
 } from "./protocols/anthropic_wire.ts";
 export type {
+  ResponsesAnnotation,
   ResponsesContentPart,
   ResponsesOutputItem,
   ResponsesResponse,
   ResponsesStreamEvent,
   ResponsesUsage,
-} from "./protocols/openai_responses.ts";
+} from "./protocols/openai_responses_wire.ts";

@@ -22,96 +22,24 @@ import { bearerHeaders, joinURL } from "./request.ts";
 import { upstreamError } from "./upstream_error.ts";
 import { usage } from "./usage.ts";
 import { errorEventPayload, type EventData, parseEventData } from "./event_data.ts";
-
-/** Usage as the Responses API reports it. */
-export interface ResponsesUsage {
-  /** Input tokens, cached ones included. */
-  input_tokens?: number;
-  /** Output tokens, reasoning included. */
-  output_tokens?: number;
-  /** Input plus output. */
-  total_tokens?: number;
-  /** The cached part of the input. */
-  input_tokens_details?: { cached_tokens?: number };
-  /** The reasoning part of the output. */
-  output_tokens_details?: { reasoning_tokens?: number };
-}
-
-/** An output item (the fields stopstream reads). */
-export type ResponsesOutputItem =
-  | { type: "message"; id: string; role?: "assistant"; content?: ResponsesContentPart[] }
-  | {
-    type: "reasoning";
-    id: string;
-    summary?: Array<{ type: "summary_text"; text: string }>;
-    content?: Array<{ type: "reasoning_text"; text: string }>;
-  }
-  | { type: "function_call"; id?: string; call_id: string; name: string; arguments: string };
-
-/** A content part of a `message` output item. */
-export type ResponsesContentPart =
-  | { type: "output_text"; text: string }
-  | { type: "refusal"; refusal: string };
-
-/** A Response object (`response.created` … `response.completed`, or a non-streaming answer). */
-export interface ResponsesResponse {
-  /** The response id (`resp_…`). */
-  id: string;
-  /** The model that answers. */
-  model: string;
-  /** Where the response is in its life cycle. */
-  status?: "completed" | "failed" | "in_progress" | "incomplete" | "cancelled" | "queued";
-  /** The output items: messages, reasoning, function calls. */
-  output?: ResponsesOutputItem[];
-  /** Token usage, on the final response. */
-  usage?: ResponsesUsage | null;
-  /** Why an `incomplete` response stopped (`max_output_tokens`, `content_filter`). */
-  incomplete_details?: { reason?: string } | null;
-  /** Why a `failed` response failed. */
-  error?: { code: string; message: string } | null;
-}
-
-/** Fields of the events that point into one output item. */
-interface ItemRef {
-  item_id: string;
-  output_index: number;
-  sequence_number?: number;
-}
-
-/** One Responses stream event (the JSON in `data:`), discriminated on `type`. */
-export type ResponsesStreamEvent =
-  | {
-    type: `response.${"created" | "in_progress" | "completed" | "incomplete" | "failed"}`;
-    response: ResponsesResponse;
-    sequence_number?: number;
-  }
-  | ItemRef & {
-    type: `response.${
-      | "output_text"
-      | "refusal"
-      | "reasoning_text"
-      | "reasoning_summary_text"
-      | "function_call_arguments"}.delta`;
-    delta: string;
-  }
-  | ItemRef & { type: "response.function_call_arguments.done"; arguments: string }
-  | ItemRef & { type: "response.reasoning_summary_part.added"; summary_index: number }
-  | {
-    type: "response.output_item.added" | "response.output_item.done";
-    output_index: number;
-    item: ResponsesOutputItem;
-  }
-  | { type: "error"; code: string | null; message: string; param: string | null };
+import type { ResponsesUsage } from "./openai_responses_wire.ts";
+import { argumentsOf, CALL_KINDS, ResponsesOutput } from "./openai_responses_output.ts";
 
 class ResponsesDecoder implements StreamDecoder {
   #acc: Accumulator;
+  #out = new ResponsesOutput();
   /** `output_index` → index in `acc.toolCalls`. */
   #slots: Array<number | undefined> = [];
   /** Item id of each tool call, by `acc.toolCalls` index (for events without output_index). */
   #itemIds: string[] = [];
+  /** The output items whose text / reasoning arrived last: a new item starts a new paragraph. */
+  #textItem: unknown = -1;
+  #reasoningItem: unknown = -1;
+  #refusalItem: unknown = -1;
 
   constructor(acc: Accumulator) {
     this.#acc = acc;
+    acc.output = this.#out;
   }
 
   onEvent(event: string | undefined, data: string): EventOutcome {
@@ -122,19 +50,31 @@ class ResponsesDecoder implements StreamDecoder {
     const acc = this.#acc;
     switch (message.type ?? event) {
       case "response.output_text.delta":
-        if (typeof message.delta === "string") acc.addText(message.delta);
+        if (typeof message.delta === "string") {
+          if (message.output_index !== this.#textItem) this.#enterText(message.output_index);
+          acc.addText(message.delta);
+        }
         return EVENT_PROGRESS;
       case "response.reasoning_summary_text.delta":
       case "response.reasoning_text.delta":
-        if (typeof message.delta === "string") acc.addReasoning(message.delta);
+        if (typeof message.delta === "string") {
+          if (message.output_index !== this.#reasoningItem) {
+            this.#enterReasoning(message.output_index);
+          }
+          acc.addReasoning(message.delta);
+        }
         return EVENT_PROGRESS;
       case "response.function_call_arguments.delta":
+      case "response.custom_tool_call_input.delta":
         if (typeof message.delta === "string") {
           acc.addToolArguments(this.#slot(message), message.delta);
         }
         return EVENT_PROGRESS;
       case "response.refusal.delta":
-        if (typeof message.delta === "string") acc.addRefusal(message.delta);
+        if (typeof message.delta === "string") {
+          this.#refusalItem = message.output_index;
+          acc.addRefusal(message.delta);
+        }
         return EVENT_PROGRESS;
       case "response.reasoning_summary_part.added":
         // Summary parts are paragraphs; without a break they would run into each other.
@@ -142,22 +82,25 @@ class ResponsesDecoder implements StreamDecoder {
         return EVENT_PROGRESS;
       case "response.output_item.added": {
         const item = message.item;
-        if (item?.type === "function_call") {
-          const slot = acc.startToolCall(String(item.call_id ?? ""), String(item.name ?? ""));
-          if (typeof message.output_index === "number") this.#slots[message.output_index] = slot;
-          this.#itemIds[slot] = String(item.id ?? "");
-          if (typeof item.arguments === "string") acc.addToolArguments(slot, item.arguments);
+        this.#out.item(message.output_index, item, false);
+        if (CALL_KINDS[item?.type] !== undefined) {
+          const slot = this.#startCall(message.output_index, item);
+          // Only a function call's arguments are its input so far; an action is whole at done.
+          if (item.type === "function_call" && typeof item.arguments === "string") {
+            acc.addToolArguments(slot, item.arguments);
+          }
         }
         return EVENT_PROGRESS;
       }
-      case "response.function_call_arguments.done":
-      case "response.output_item.done": {
-        // Servers that send no deltas still send the whole arguments at the end. The slot is
-        // looked up only for those: message and reasoning items end with a `done` too.
-        const args = message.arguments ?? message.item?.arguments;
-        if (typeof args !== "string") return EVENT_PROGRESS;
+      case "response.output_item.done":
+        this.#out.item(message.output_index, message.item, true);
+        this.#itemDone(message.output_index, message.item);
+        return EVENT_PROGRESS;
+      case "response.function_call_arguments.done": {
+        // Servers that send no deltas still send the whole arguments at the end.
+        if (typeof message.arguments !== "string") return EVENT_PROGRESS;
         const slot = this.#slot(message);
-        if (acc.toolCalls[slot]?.arguments === "") acc.addToolArguments(slot, args);
+        if (acc.toolCalls[slot]?.arguments === "") acc.addToolArguments(slot, message.arguments);
         return EVENT_PROGRESS;
       }
       case "response.created":
@@ -167,6 +110,7 @@ class ResponsesDecoder implements StreamDecoder {
       case "response.completed":
       case "response.incomplete":
         identify(message.response, acc);
+        this.#out.final(message.response?.output);
         finish(message.response, acc);
         return EVENT_TERMINAL;
       case "response.failed":
@@ -181,10 +125,82 @@ class ResponsesDecoder implements StreamDecoder {
     return false;
   }
 
+  /**
+   * An item is complete. Whatever of it did not stream counts as if it had: a message's
+   * text, a reasoning item's text, a call (started now if it was never added) and its input.
+   */
+  #itemDone(index: unknown, item: EventData): void {
+    const acc = this.#acc;
+    const kind = item?.type;
+    if (kind === "message" && !this.#out.hasText(index as number) && index !== this.#refusalItem) {
+      for (const part of Array.isArray(item.content) ? item.content : []) {
+        if (part?.type === "output_text" && typeof part.text === "string" && part.text !== "") {
+          if (index !== this.#textItem) this.#enterText(index);
+          acc.addText(part.text);
+        } else if (part?.type === "refusal" && typeof part.refusal === "string") {
+          acc.addRefusal(part.refusal);
+        }
+      }
+    } else if (kind === "reasoning" && index !== this.#reasoningItem) {
+      // Raw reasoning text when the model exposes it, its summary otherwise.
+      const parts: EventData[] = item.content?.length > 0 ? item.content : item.summary ?? [];
+      const text = parts.map((part) => part?.text ?? "").join("\n\n");
+      if (text !== "") {
+        this.#enterReasoning(index);
+        acc.addReasoning(text);
+      }
+    } else if (CALL_KINDS[kind] !== undefined) {
+      let slot = this.#slots[index as number] ?? this.#slot({ item });
+      if (acc.toolCalls[slot] === undefined) slot = this.#startCall(index, item);
+      if (acc.toolCalls[slot]!.arguments === "") acc.addToolArguments(slot, argumentsOf(item));
+    }
+  }
+
+  #startCall(index: unknown, item: EventData): number {
+    const kind = CALL_KINDS[item.type];
+    const name = typeof item.name === "string" ? item.name : "";
+    const slot = this.#acc.startToolCall(
+      String(item.call_id ?? item.id ?? ""),
+      name,
+      undefined,
+      kind,
+    );
+    if (typeof index === "number") {
+      this.#slots[index] = slot;
+      this.#out.slot(index, slot);
+    }
+    this.#itemIds[slot] = String(item.id ?? "");
+    return slot;
+  }
+
+  /** Text of another output item begins: never glued to the previous item's text. */
+  #enterText(index: unknown): void {
+    const acc = this.#acc;
+    if (acc.content !== "") acc.addText("\n\n");
+    this.#textItem = index;
+    this.#out.text(index as number, acc.content.length);
+  }
+
+  #enterReasoning(index: unknown): void {
+    if (this.#acc.reasoning !== "") this.#acc.addReasoning("\n\n");
+    this.#reasoningItem = index;
+  }
+
   /** The tool call an event belongs to, or -1 (which `addToolArguments` ignores). */
   #slot(message: EventData): number {
     return this.#slots[message.output_index] ??
       this.#itemIds.indexOf(message.item_id ?? message.item?.id);
+  }
+
+  /** A whole (non-streaming) Response: each output item as if it had just been done. */
+  response(response: EventData): void {
+    identify(response, this.#acc);
+    const output: unknown[] = Array.isArray(response?.output) ? response.output : [];
+    output.forEach((item, index) => {
+      this.#out.item(index, item, true);
+      this.#itemDone(index, item);
+    });
+    finish(response, this.#acc);
   }
 }
 
@@ -259,25 +275,7 @@ export function responsesUsage(raw: ResponsesUsage): Usage {
 function decodeMessage(message: unknown, acc: Accumulator): void {
   const response = message as EventData;
   if (response?.status === "failed") throw responsesError({ type: "response.failed", response });
-  identify(response, acc);
-  for (const item of Array.isArray(response?.output) ? response.output : []) {
-    if (item?.type === "message") {
-      for (const part of Array.isArray(item.content) ? item.content : []) {
-        if (part?.type === "output_text" && typeof part.text === "string") acc.addText(part.text);
-        else if (part?.type === "refusal" && typeof part.refusal === "string") {
-          acc.addRefusal(part.refusal);
-        }
-      }
-    } else if (item?.type === "reasoning") {
-      // Raw reasoning text when the model exposes it, its summary otherwise.
-      const parts: EventData[] = item.content?.length > 0 ? item.content : item.summary ?? [];
-      acc.addReasoning(parts.map((part) => part?.text ?? "").join("\n\n"));
-    } else if (item?.type === "function_call") {
-      const slot = acc.startToolCall(String(item.call_id ?? ""), String(item.name ?? ""));
-      if (typeof item.arguments === "string") acc.addToolArguments(slot, item.arguments);
-    }
-  }
-  finish(response, acc);
+  new ResponsesDecoder(acc).response(response);
 }
 
 /**

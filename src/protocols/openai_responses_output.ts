@@ -1,0 +1,142 @@
+/**
+ * The output items of a Responses answer, as the provider defines them: reasoning items with
+ * `summary` and `encrypted_content`, message items with `phase` and `annotations`, every tool
+ * call and hosted-tool item, and kinds stopstream does not know yet — what an agent sends back
+ * as `input` on the next turn (with `store: false`, reasoning items included).
+ *
+ * Each `response.output_item.done` event carries its item whole, so the assembler keeps that
+ * object (JSON.parse made it anyway) and nothing per delta; only an item cut off before its
+ * `done` is patched from what the accumulator holds.
+ *
+ * @module
+ */
+
+import type { Accumulator, OutputAssembler } from "../accumulator.ts";
+import type { ChatResult, Citation } from "../types.ts";
+import type { EventData } from "./event_data.ts";
+import { citation } from "./output.ts";
+
+/** Output item types the caller must act on → their `ToolCall.type`. */
+export const CALL_KINDS: Record<string, string | undefined> = {
+  function_call: "function",
+  custom_tool_call: "custom",
+  apply_patch_call: "apply_patch",
+  shell_call: "shell",
+  local_shell_call: "local_shell",
+  computer_call: "computer",
+  mcp_approval_request: "mcp_approval_request",
+};
+
+/**
+ * A call item's input as `ToolCall.arguments`: the JSON arguments of a function (or MCP
+ * approval), the free-form input of a custom tool, the JSON of the action otherwise.
+ *
+ * @example
+ * ```ts
+ * argumentsOf({ type: "local_shell_call", action: { type: "exec", command: ["ls"] } }); // '{"type":"exec","command":["ls"]}'
+ * ```
+ */
+export function argumentsOf(item: EventData): string {
+  if (typeof item?.arguments === "string") return item.arguments;
+  if (typeof item?.input === "string") return item.input;
+  const action = item?.action ?? item?.actions ?? item?.operation;
+  return action === undefined ? "" : JSON.stringify(action);
+}
+
+/**
+ * Records a Responses answer's output items and builds `result.output` from them.
+ *
+ * @example
+ * ```ts
+ * const out = new ResponsesOutput();
+ * out.item(0, { type: "message", id: "msg_1", content: [] }, false);
+ * ```
+ */
+export class ResponsesOutput implements OutputAssembler {
+  /** By `output_index`: the item as added, replaced by its `done` version. */
+  #items: EventData[] = [];
+  #done: boolean[] = [];
+  /** By `output_index`: where the item's text starts in `acc.content`. */
+  #textFrom: number[] = [];
+  /** Output indexes in the order their text arrived. */
+  #textOrder: number[] = [];
+  /** By `output_index`: the item's tool call in `acc.toolCalls`. */
+  #slots: number[] = [];
+  /** `response.output` of the final event, for servers that send no item events. */
+  #final: EventData[] | undefined = undefined;
+
+  item(index: number, item: EventData, done: boolean): void {
+    if (typeof index !== "number" || item === null || typeof item !== "object") return;
+    this.#items[index] = item;
+    this.#done[index] = done;
+  }
+
+  /** The item at `index` starts its text at the current end of `acc.content`. */
+  text(index: number, from: number): void {
+    if (typeof index !== "number") return;
+    this.#textFrom[index] = from;
+    this.#textOrder.push(index);
+  }
+
+  hasText(index: number): boolean {
+    return this.#textFrom[index] !== undefined;
+  }
+
+  slot(index: number, slot: number): void {
+    if (typeof index === "number") this.#slots[index] = slot;
+  }
+
+  /** The response's own `output`, used only when no item event arrived. */
+  final(output: unknown): void {
+    if (Array.isArray(output) && output.length > 0) this.#final = output;
+  }
+
+  build(acc: Accumulator, result: ChatResult): void {
+    const output: EventData[] = [];
+    let citations: Citation[] | undefined;
+    this.#items.forEach((item, index) => {
+      const whole = this.#done[index] ? item : this.#patch(acc, item, index);
+      output.push(whole);
+      const from = this.#textFrom[index];
+      if (from === undefined || whole.type !== "message" || !Array.isArray(whole.content)) return;
+      let offset = from;
+      for (const part of whole.content) {
+        for (const a of Array.isArray(part?.annotations) ? part.annotations : []) {
+          const start = a?.start_index ?? a?.index;
+          const end = a?.end_index ?? a?.index;
+          (citations ??= []).push(
+            citation(
+              a?.url,
+              a?.title ?? a?.filename,
+              undefined,
+              typeof start === "number" ? offset + start : undefined,
+              typeof end === "number" ? offset + end : undefined,
+              a,
+            ),
+          );
+        }
+        if (typeof part?.text === "string") offset += part.text.length;
+      }
+    });
+    result.output = output.length === 0 && this.#final !== undefined ? this.#final : output;
+    if (citations !== undefined) result.citations = citations;
+  }
+
+  /** An item cut off before its `done`: what arrived of it, in its own shape. */
+  #patch(acc: Accumulator, item: EventData, index: number): EventData {
+    const slot = this.#slots[index];
+    const call = slot === undefined ? undefined : acc.toolCalls[slot];
+    if (call !== undefined) {
+      if (item.type === "function_call") return { ...item, arguments: call.arguments };
+      if (item.type === "custom_tool_call") return { ...item, input: call.arguments };
+      return item;
+    }
+    const from = this.#textFrom[index];
+    if (item.type !== "message" || from === undefined) return item;
+    const next = this.#textOrder[this.#textOrder.indexOf(index) + 1];
+    // The next item's text starts after the blank line that separates the two.
+    const end = next === undefined ? acc.content.length : this.#textFrom[next]! - 2;
+    const text = acc.content.slice(from, end);
+    return { ...item, content: [{ type: "output_text", text, annotations: [] }] };
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * The OpenAI Responses wire format, as far as stopstream reads it: the JSON of each stream
+ * event, of an output item and of a whole response. Exported for callers who want the raw
+ * events.
+ *
+ * @module
+ */
+
+/** Usage as the Responses API reports it. */
+export interface ResponsesUsage {
+  /** Input tokens, cached ones included. */
+  input_tokens?: number;
+  /** Output tokens, reasoning included. */
+  output_tokens?: number;
+  /** Input plus output. */
+  total_tokens?: number;
+  /** The cached part of the input. */
+  input_tokens_details?: { cached_tokens?: number };
+  /** The reasoning part of the output. */
+  output_tokens_details?: { reasoning_tokens?: number };
+}
+
+/**
+ * An output item (the fields stopstream reads; `result.output` keeps every field, and item
+ * kinds not listed here, as sent).
+ */
+export type ResponsesOutputItem =
+  | {
+    type: "message";
+    id: string;
+    role?: "assistant";
+    content?: ResponsesContentPart[];
+    /** `"commentary"` (a preamble) or `"final_answer"`, on models that phase their output. */
+    phase?: string;
+  }
+  | {
+    type: "reasoning";
+    id: string;
+    summary?: Array<{ type: "summary_text"; text: string }>;
+    content?: Array<{ type: "reasoning_text"; text: string }>;
+    encrypted_content?: string;
+  }
+  | { type: "function_call"; id?: string; call_id: string; name: string; arguments: string }
+  | { type: "custom_tool_call"; id?: string; call_id: string; name: string; input: string }
+  | { type: "apply_patch_call"; id?: string; call_id: string; operation: unknown }
+  | {
+    type: "shell_call" | "local_shell_call" | "computer_call";
+    id?: string;
+    call_id: string;
+    action: unknown;
+  }
+  | {
+    type: "mcp_approval_request";
+    id: string;
+    name: string;
+    server_label: string;
+    arguments: string;
+  };
+
+/** An annotation on a text part: a cited URL or file. */
+export interface ResponsesAnnotation {
+  /** `url_citation`, `file_citation`, `container_file_citation`, `file_path`… */
+  type: string;
+  /** The cited page (`url_citation`). */
+  url?: string;
+  /** The cited page's title (`url_citation`). */
+  title?: string;
+  /** The cited file (`file_citation`, `container_file_citation`). */
+  file_id?: string;
+  /** The cited file's name. */
+  filename?: string;
+  /** Where the cited span of the part's text starts (UTF-16 offset). */
+  start_index?: number;
+  /** Where it ends. */
+  end_index?: number;
+  /** The position a `file_citation` refers to. */
+  index?: number;
+}
+
+/** A content part of a `message` output item. */
+export type ResponsesContentPart =
+  | { type: "output_text"; text: string; annotations?: ResponsesAnnotation[] }
+  | { type: "refusal"; refusal: string };
+
+/** A Response object (`response.created` … `response.completed`, or a non-streaming answer). */
+export interface ResponsesResponse {
+  /** The response id (`resp_…`). */
+  id: string;
+  /** The model that answers. */
+  model: string;
+  /** Where the response is in its life cycle. */
+  status?: "completed" | "failed" | "in_progress" | "incomplete" | "cancelled" | "queued";
+  /** The output items: messages, reasoning, tool calls, hosted-tool items. */
+  output?: ResponsesOutputItem[];
+  /** Token usage, on the final response. */
+  usage?: ResponsesUsage | null;
+  /** Why an `incomplete` response stopped (`max_output_tokens`, `content_filter`). */
+  incomplete_details?: { reason?: string } | null;
+  /** Why a `failed` response failed. */
+  error?: { code: string; message: string } | null;
+}
+
+/** Fields of the events that point into one output item. */
+interface ItemRef {
+  item_id: string;
+  output_index: number;
+  sequence_number?: number;
+}
+
+/** One Responses stream event (the JSON in `data:`), discriminated on `type`. */
+export type ResponsesStreamEvent =
+  | {
+    type: `response.${"created" | "in_progress" | "completed" | "incomplete" | "failed"}`;
+    response: ResponsesResponse;
+    sequence_number?: number;
+  }
+  | ItemRef & {
+    type: `response.${
+      | "output_text"
+      | "refusal"
+      | "reasoning_text"
+      | "reasoning_summary_text"
+      | "function_call_arguments"
+      | "custom_tool_call_input"}.delta`;
+    delta: string;
+  }
+  | ItemRef & { type: "response.function_call_arguments.done"; arguments: string }
+  | ItemRef & { type: "response.reasoning_summary_part.added"; summary_index: number }
+  | {
+    type: "response.output_item.added" | "response.output_item.done";
+    output_index: number;
+    item: ResponsesOutputItem;
+  }
+  | { type: "error"; code: string | null; message: string; param: string | null };
