@@ -21,59 +21,11 @@ import { appendMessage, bearerHeaders, joinURL } from "./request.ts";
 import { upstreamError } from "./upstream_error.ts";
 import { errorEventPayload, parseEventData } from "./event_data.ts";
 import { usage } from "./usage.ts";
+import type { EventData } from "./event_data.ts";
+import { ChatOutput } from "./openai_chat_output.ts";
+import type { OpenAIChatChunk, OpenAIToolCallDelta, OpenAIUsage } from "./openai_chat_wire.ts";
 
-/** One `chat.completion.chunk` as sent on the wire (the fields stopstream reads). */
-export interface OpenAIChatChunk {
-  /** The completion's id (the same on every chunk). */
-  id?: string;
-  /** The model that answers. */
-  model?: string;
-  /** One entry per choice; stopstream reads choice 0. */
-  choices?: Array<{
-    index?: number;
-    delta?: {
-      role?: string;
-      content?: string | null;
-      reasoning_content?: string | null;
-      reasoning?: string | null;
-      refusal?: string | null;
-      tool_calls?: OpenAIToolCallDelta[];
-    };
-    finish_reason?: string | null;
-  }>;
-  /** The usage chunk (with `stream_options.include_usage`). */
-  usage?: OpenAIUsage | null;
-  /** An error some servers send in the stream instead of a chunk. */
-  error?: unknown;
-}
-
-/** A tool-call fragment inside `delta.tool_calls`. */
-export interface OpenAIToolCallDelta {
-  /** Which tool call this fragment belongs to. */
-  index?: number;
-  /** The call's id, on its first fragment. */
-  id?: string;
-  /** `"function"`. */
-  type?: string;
-  /** The name on the first fragment, then pieces of the JSON arguments. */
-  function?: { name?: string; arguments?: string };
-  /** Provider-specific data some servers attach to a call. */
-  extra_content?: unknown;
-}
-
-/** Usage as OpenAI reports it. */
-export interface OpenAIUsage {
-  /** Prompt tokens, cached ones included. */
-  prompt_tokens?: number;
-  /** Generated tokens, reasoning included. */
-  completion_tokens?: number;
-  /** Prompt plus completion. */
-  total_tokens?: number;
-  /** The cached part of the prompt. */
-  prompt_tokens_details?: { cached_tokens?: number };
-  /** The reasoning part of the completion. */
-  completion_tokens_details?: { reasoning_tokens?: number };
-}
+const TEXT_PART = { type: "text" };
 
 const FINISH: Record<string, string> = {
   stop: "stop",
@@ -87,13 +39,17 @@ class OpenAIChatDecoder implements StreamDecoder {
   #acc: Accumulator;
   /** Provider tool-call index → index in `acc.toolCalls`. */
   #slots: number[] = [];
+  #out: ChatOutput;
 
   constructor(acc: Accumulator) {
     this.#acc = acc;
+    this.#out = new ChatOutput(acc.previousOutput);
+    acc.output = this.#out;
   }
 
   onEvent(event: string | undefined, data: string): EventOutcome {
-    if (data === "[DONE]") {
+    // Some servers pad the sentinel (`data:  [DONE]`, a trailing `\r`): it still ends the stream.
+    if (data === "[DONE]" || (data.length < 32 && data.trim() === "[DONE]")) {
       if (this.#acc.finishReason === undefined) this.#acc.setFinish("stop");
       return EVENT_TERMINAL;
     }
@@ -105,6 +61,11 @@ class OpenAIChatDecoder implements StreamDecoder {
     const acc = this.#acc;
     if (acc.id === "" && typeof chunk.id === "string") acc.id = chunk.id;
     if (acc.model === "" && typeof chunk.model === "string") acc.model = chunk.model;
+    const out = this.#out;
+    // Perplexity repeats its sources on every chunk; the latest list is the whole one.
+    if (chunk.citations != null || chunk.search_results != null) {
+      out.sources(chunk.citations, chunk.search_results);
+    }
     const choices = chunk.choices;
     if (choices !== undefined && choices.length > 0) {
       // Only choice 0 is assembled; `n > 1` streams interleave the others.
@@ -114,11 +75,24 @@ class OpenAIChatDecoder implements StreamDecoder {
       if (choice !== undefined) {
         const delta = choice.delta;
         if (delta != null) {
-          if (typeof delta.content === "string") acc.addText(delta.content);
+          const content = delta.content;
+          if (typeof content === "string") {
+            acc.addText(content);
+            if (out.parts !== undefined && content !== "") out.part(TEXT_PART, content);
+          } else if (Array.isArray(content)) {
+            this.#parts(content);
+          }
           // Some gateways send both names with the same text: take one, never both.
           const reasoning = delta.reasoning_content ?? delta.reasoning;
-          if (typeof reasoning === "string") acc.addReasoning(reasoning);
+          if (typeof reasoning === "string") {
+            out.reasoningField ??= delta.reasoning_content != null
+              ? "reasoning_content"
+              : "reasoning";
+            acc.addReasoning(reasoning);
+          }
           if (typeof delta.refusal === "string") acc.addRefusal(delta.refusal);
+          if (delta.annotations != null) out.annotate(delta.annotations);
+          if (delta.reasoning_details != null) out.details(delta.reasoning_details);
           if (delta.tool_calls != null) {
             for (const call of delta.tool_calls) this.#toolCall(call);
           }
@@ -136,6 +110,26 @@ class OpenAIChatDecoder implements StreamDecoder {
   endedCleanly(): boolean {
     // No [DONE], but a finish_reason followed by the body's end: complete (llama.cpp, Ollama).
     return this.#acc.finishReason !== undefined;
+  }
+
+  /**
+   * `content` as an array of parts (Mistral's reasoning models): text parts are answer text,
+   * thinking parts (`thinking: [{ type: "text", text }]`) are reasoning.
+   */
+  #parts(parts: unknown[]): void {
+    const acc = this.#acc;
+    for (const part of parts as EventData[]) {
+      if (part?.type === "text" && typeof part.text === "string") {
+        acc.addText(part.text);
+        this.#out.part(part, part.text);
+      } else if (part?.type === "thinking") {
+        const text = textOf(part.thinking);
+        acc.addReasoning(text);
+        this.#out.part(part, text);
+      } else if (part != null) {
+        this.#out.part(part, "");
+      }
+    }
   }
 
   #toolCall(delta: OpenAIToolCallDelta): void {
@@ -183,12 +177,7 @@ export function openAIUsage(raw: OpenAIUsage): Usage {
 
 /** Delivers a whole `chat.completion` object (a non-streaming answer) to the accumulator. */
 function decodeMessage(message: unknown, acc: Accumulator): void {
-  const completion = message as {
-    id?: unknown;
-    model?: unknown;
-    choices?: Array<{ message?: Record<string, unknown>; finish_reason?: unknown }>;
-    usage?: OpenAIUsage | null;
-  };
+  const completion = message as EventData;
   if (typeof completion?.id === "string") acc.id = completion.id;
   if (typeof completion?.model === "string") acc.model = completion.model;
   const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
@@ -196,14 +185,36 @@ function decodeMessage(message: unknown, acc: Accumulator): void {
   const reasoning = m.reasoning_content ?? m.reasoning;
   if (typeof reasoning === "string") acc.addReasoning(reasoning);
   if (typeof m.content === "string") acc.addText(m.content);
+  else if (Array.isArray(m.content)) {
+    for (const part of m.content) {
+      if (part?.type === "text" && typeof part.text === "string") acc.addText(part.text);
+      else if (part?.type === "thinking") acc.addReasoning(textOf(part.thinking));
+    }
+  }
   if (typeof m.refusal === "string") acc.addRefusal(m.refusal);
   for (const call of Array.isArray(m.tool_calls) ? m.tool_calls as OpenAIToolCallDelta[] : []) {
     const slot = acc.startToolCall(call.id ?? "", call.function?.name ?? "", call.extra_content);
     acc.addToolArguments(slot, call.function?.arguments ?? "");
   }
   if (completion?.usage != null) acc.setUsage(openAIUsage(completion.usage));
-  const finish = typeof choice?.finish_reason === "string" ? choice.finish_reason : "stop";
-  acc.setFinish(FINISH[finish] ?? finish, finish);
+  const finish = typeof choice?.finish_reason === "string" ? choice.finish_reason : undefined;
+  acc.setFinish(finish === undefined ? "stop" : FINISH[finish] ?? finish, finish);
+  // The message is the provider's own assistant turn: it is the output as it is.
+  const out = new ChatOutput(undefined);
+  out.whole = { role: "assistant", ...m };
+  out.annotate(m.annotations);
+  out.sources(completion?.citations, completion?.search_results);
+  acc.output = out;
+}
+
+/** The text of Mistral's `thinking` part: a list of text chunks (or, defensively, a string). */
+function textOf(thinking: unknown): string {
+  if (typeof thinking === "string") return thinking;
+  let text = "";
+  if (Array.isArray(thinking)) {
+    for (const chunk of thinking) if (typeof chunk?.text === "string") text += chunk.text;
+  }
+  return text;
 }
 
 /**

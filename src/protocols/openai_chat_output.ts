@@ -1,0 +1,158 @@
+/**
+ * The assistant message of an OpenAI-compatible answer, `{ role: "assistant", content,
+ * tool_calls?, … }`, with the provider extras a caller must send back: `reasoning_content` or
+ * `reasoning` under the name the provider used, OpenRouter's `reasoning_details`, Mistral's
+ * content parts, `annotations`. Built at the end from the accumulator; while streaming only
+ * what the accumulator does not keep is recorded, and only when a provider sends it.
+ *
+ * @module
+ */
+
+import type { Accumulator, OutputAssembler } from "../accumulator.ts";
+import type { AssistantMessage, ChatResult, Citation } from "../types.ts";
+import type { EventData } from "./event_data.ts";
+import { citation } from "./output.ts";
+
+/**
+ * Records an OpenAI-compatible answer's extras and builds its assistant message.
+ *
+ * @example
+ * ```ts
+ * const out = new ChatOutput(undefined);
+ * out.reasoningField = "reasoning_content";
+ * ```
+ */
+export class ChatOutput implements OutputAssembler {
+  /** The field the provider streamed reasoning in (`reasoning_content` or `reasoning`). */
+  reasoningField: string | undefined = undefined;
+  /** Content parts, when the provider sent `content` as an array (Mistral), merged. */
+  parts: EventData[] | undefined = undefined;
+  #annotations: EventData[] | undefined = undefined;
+  #details: EventData[] | undefined = undefined;
+  /** Perplexity's top-level `citations` (URLs) and `search_results`: each chunk repeats them. */
+  #sources: EventData[] | undefined = undefined;
+  #searchResults: EventData[] | undefined = undefined;
+  /** A whole (non-streaming) answer's message: the output as it is. */
+  whole: AssistantMessage | undefined = undefined;
+
+  constructor(previous: OutputAssembler | undefined) {
+    if (previous instanceof ChatOutput) {
+      this.reasoningField = previous.reasoningField;
+      this.parts = previous.parts?.map((part) => ({ ...part }));
+      this.#annotations = previous.#annotations?.slice();
+      this.#details = previous.#details?.map((detail) => ({ ...detail }));
+      this.#sources = previous.#sources;
+      this.#searchResults = previous.#searchResults;
+    }
+  }
+
+  /** One content part (its text already given to the accumulator); runs of a kind merge. */
+  part(part: EventData, text: string): void {
+    const parts = this.parts ??= [];
+    const last = parts[parts.length - 1];
+    if (last !== undefined && last.type === part?.type) {
+      if (last.type === "text") {
+        last.text += text;
+        return;
+      }
+      if (last.type === "thinking") {
+        last.thinking[0].text += text;
+        return;
+      }
+    }
+    if (part?.type === "text") parts.push({ ...part, text });
+    else if (part?.type === "thinking") parts.push({ ...part, thinking: [{ type: "text", text }] });
+    else parts.push(part);
+  }
+
+  /** `delta.annotations`: OpenRouter sends one per chunk, OpenAI all at once. */
+  annotate(annotations: unknown): void {
+    if (Array.isArray(annotations)) (this.#annotations ??= []).push(...annotations);
+  }
+
+  /**
+   * `delta.reasoning_details` fragments, merged by `index` the way OpenRouter streams them:
+   * text-like fields are concatenated, the others kept from the first fragment that has them.
+   */
+  details(fragments: unknown): void {
+    if (!Array.isArray(fragments)) return;
+    const details = this.#details ??= [];
+    for (const fragment of fragments) {
+      if (fragment === null || typeof fragment !== "object") continue;
+      const at = typeof fragment.index === "number"
+        ? details.findIndex((d) => d.index === fragment.index && d.type === fragment.type)
+        : -1;
+      if (at === -1) {
+        details.push({ ...fragment });
+        continue;
+      }
+      const detail = details[at]!;
+      for (const key in fragment) {
+        const value = fragment[key];
+        if (APPENDED.has(key) && typeof value === "string") {
+          detail[key] = typeof detail[key] === "string" ? detail[key] + value : value;
+        } else if (detail[key] == null) {
+          detail[key] = value;
+        }
+      }
+    }
+  }
+
+  /** Perplexity's `citations` and `search_results` (the latest chunk's are complete). */
+  sources(citations: unknown, searchResults: unknown): void {
+    if (Array.isArray(citations)) this.#sources = citations;
+    if (Array.isArray(searchResults)) this.#searchResults = searchResults;
+  }
+
+  build(acc: Accumulator, result: ChatResult): void {
+    result.output = this.whole ?? this.#message(acc);
+    const citations = this.#citations();
+    if (citations.length > 0) result.citations = citations;
+  }
+
+  #message(acc: Accumulator): AssistantMessage {
+    const hasCalls = acc.toolCalls.length > 0;
+    const message: AssistantMessage = {
+      role: "assistant",
+      content: this.parts ?? (acc.content === "" && hasCalls ? null : acc.content),
+    };
+    if (this.reasoningField !== undefined && acc.reasoning !== "") {
+      message[this.reasoningField] = acc.reasoning;
+    }
+    if (this.#details !== undefined && this.#details.length > 0) {
+      message.reasoning_details = this.#details;
+    }
+    if (acc.refusal !== undefined) message.refusal = acc.refusal;
+    if (this.#annotations !== undefined) message.annotations = this.#annotations;
+    if (hasCalls) {
+      message.tool_calls = acc.toolCalls.map((call) => {
+        const entry: EventData = {
+          id: call.id,
+          type: "function",
+          function: { name: call.name, arguments: call.arguments },
+        };
+        if (call.extra !== undefined) entry.extra_content = call.extra;
+        return entry;
+      });
+    }
+    return message;
+  }
+
+  #citations(): Citation[] {
+    const citations: Citation[] = [];
+    for (const a of this.#annotations ?? []) {
+      const c = a?.url_citation ?? a;
+      citations.push(citation(c?.url, c?.title, undefined, c?.start_index, c?.end_index, a));
+    }
+    for (const url of this.#sources ?? []) {
+      const found = this.#searchResults?.find((s) => s?.url === url);
+      citations.push(
+        citation(url, found?.title, found?.snippet, undefined, undefined, found ?? url),
+      );
+    }
+    return citations;
+  }
+}
+
+/** `reasoning_details` fields that stream in pieces. */
+const APPENDED = new Set(["text", "summary", "data", "signature"]);
