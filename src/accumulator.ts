@@ -188,12 +188,14 @@ export class Accumulator {
 
   /**
    * Builds the result. A tool call whose non-empty arguments are not valid JSON means the
-   * output was cut short, whatever the provider said.
+   * output was cut short, whatever the provider said (a custom tool's input is free text).
    */
   toResult(attempts: number, fallbackFinish = "stop"): ChatResult {
     let finishReason = this.finishReason ?? fallbackFinish;
     for (const call of this.toolCalls) {
-      if (call.arguments.length > 0 && !isJSON(call.arguments)) finishReason = "length";
+      if (call.type !== "custom" && call.arguments.length > 0 && !isJSON(call.arguments)) {
+        finishReason = "length";
+      }
     }
     const result: ChatResult = {
       id: this.id,

@@ -49,6 +49,8 @@ class AnthropicDecoder implements StreamDecoder {
   #startUsage: AnthropicUsage | undefined = undefined;
   /** The id of the message this response carries, once `message_start` arrived. */
   #messageId: string | undefined = undefined;
+  /** Whether the last block opened was text (text blocks split for citations run on). */
+  #afterText = true;
   /**
    * A continuation prefill had this trailing whitespace trimmed (the API rejects it); the
    * model re-sends it at the start of its answer, and the caller already has it.
@@ -181,6 +183,10 @@ class AnthropicDecoder implements StreamDecoder {
 
   #open(index: number, block: EventData): void {
     const acc = this.#acc;
+    const isText = block?.type === "text";
+    // Text after a tool call, its result or thinking is a new paragraph: never glued on.
+    if (isText && !this.#afterText && acc.content !== "") acc.addText("\n\n");
+    this.#afterText = isText;
     this.#out.open(index, block, acc);
     if (block?.type === "text" && typeof block.text === "string") this.#text(block.text);
     const slot = openBlock(acc, block);

@@ -112,9 +112,11 @@ export class ChatOutput implements OutputAssembler {
 
   #message(acc: Accumulator): AssistantMessage {
     const hasCalls = acc.toolCalls.length > 0;
+    // OpenAI's own shape: no text beside tool calls or a refusal is `content: null`.
+    const empty = acc.content === "" && (hasCalls || acc.refusal !== undefined);
     const message: AssistantMessage = {
       role: "assistant",
-      content: this.parts ?? (acc.content === "" && hasCalls ? null : acc.content),
+      content: this.parts ?? (empty ? null : acc.content),
     };
     if (this.reasoningField !== undefined && acc.reasoning !== "") {
       message[this.reasoningField] = acc.reasoning;
