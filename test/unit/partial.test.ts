@@ -107,6 +107,10 @@ describe("'continue' asks for the rest", () => {
     );
     const run = await collect(streamChat(options(chatWire, { onPartial: "continue" })));
     expect(run.text).toBe("The quick brown fox jumps.");
+    expect(run.result?.output).toEqual({
+      role: "assistant",
+      content: "The quick brown fox jumps.",
+    });
     expect(run.result).toMatchObject({
       content: "The quick brown fox jumps.",
       continuations: 1,
@@ -137,6 +141,11 @@ describe("'continue' asks for the rest", () => {
     const run = await collect(streamChat(options(anthropicWire, { onPartial: "continue" })));
     expect(run.text).toBe("The answer is forty-two.");
     expect(run.result).toMatchObject({ content: "The answer is forty-two.", continuations: 1 });
+    // The turn to send back is one text block, as if the answer had never been cut.
+    expect(run.result?.output).toEqual({
+      role: "assistant",
+      content: [{ type: "text", text: "The answer is forty-two." }],
+    });
     expect(up.bodies[1]!.messages).toEqual([
       { role: "user", content: "Hi" },
       { role: "assistant", content: "The answer is" },

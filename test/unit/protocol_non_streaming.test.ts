@@ -134,6 +134,27 @@ describe.each(CASES)("$protocol streaming refused", ({ wire, whole }) => {
     expect(up.count).toBe(2);
   });
 
+  test("the whole answer's assistant turn is result.output, as the provider sent it", async () => {
+    upstream(
+      server,
+      BASE,
+      wire,
+      (n) => n === 1 ? HttpResponse.json(REFUSED, { status: 400 }) : HttpResponse.json(whole),
+    );
+    const result = await streamChat(options(wire)).result;
+    const w = whole as {
+      content?: unknown;
+      output?: unknown;
+      choices?: Array<{ message: object }>;
+    };
+    const output = wire.protocol === "openai-responses"
+      ? w.output
+      : wire.protocol === "anthropic-messages"
+      ? { role: "assistant", content: w.content }
+      : w.choices![0]!.message;
+    expect(result.output).toEqual(output);
+  });
+
   test("a 400 about something else is thrown, with no second request", async () => {
     const up = upstream(
       server,
