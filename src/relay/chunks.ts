@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ChatResult, StreamEvent, Usage } from "../types.ts";
+import type { ChatResult, Citation, StreamEvent, Usage } from "../types.ts";
 
 /**
  * The SSE event that ends a successful OpenAI stream.
@@ -49,12 +49,14 @@ export class ChunkEncoder {
       case "reasoning":
         return this.delta({ reasoning_content: event.text });
       case "tool-call":
+        // Every kind of call is a function call to OpenAI clients (their SDKs accept no other
+        // kind); one without a name (apply_patch, shell…) is named after its kind.
         return this.delta({
           tool_calls: [{
             index: event.index,
             id: event.id,
             type: "function",
-            function: { name: event.name, arguments: "" },
+            function: { name: event.name || (event.toolType ?? ""), arguments: "" },
           }],
         });
       case "tool-call-delta":
@@ -79,9 +81,12 @@ export class ChunkEncoder {
   }
 
   private finish(result: ChatResult): string {
+    // Cited sources go where OpenAI puts them: `annotations` on the message delta, all at once.
+    const annotations = toAnnotations(result.citations);
+    let text = annotations === undefined ? "" : this.delta({ annotations });
     const delta = this.started ? {} : { role: "assistant", content: "" };
     this.started = true;
-    let text = this.chunk([
+    text += this.chunk([
       { index: 0, delta, logprobs: null, finish_reason: result.finishReason },
     ]);
     if (this.includeUsage && result.usage !== undefined) {
@@ -135,11 +140,13 @@ export function toChatCompletion(
     refusal: result.refusal ?? null,
   };
   if (result.reasoning !== "") message.reasoning_content = result.reasoning;
+  const annotations = toAnnotations(result.citations);
+  if (annotations !== undefined) message.annotations = annotations;
   if (result.toolCalls.length > 0) {
     message.tool_calls = result.toolCalls.map((call) => ({
       id: call.id,
       type: "function",
-      function: { name: call.name, arguments: call.arguments },
+      function: { name: call.name || (call.type ?? ""), arguments: call.arguments },
     }));
   }
   const completion: ChatCompletion = {
@@ -151,6 +158,30 @@ export function toChatCompletion(
   };
   if (result.usage !== undefined) completion.usage = toOpenAIUsage(result.usage);
   return completion;
+}
+
+/**
+ * Citations as OpenAI `url_citation` annotations (`undefined` when there are none). A citation
+ * without a URL (a passage of a document the caller sent) has no place in that shape and is
+ * left out.
+ */
+function toAnnotations(
+  citations: Citation[] | undefined,
+): Array<Record<string, unknown>> | undefined {
+  const annotations: Array<Record<string, unknown>> = [];
+  for (const c of citations ?? []) {
+    if (c.url === undefined) continue;
+    annotations.push({
+      type: "url_citation",
+      url_citation: {
+        url: c.url,
+        title: c.title ?? c.url,
+        start_index: c.start ?? 0,
+        end_index: c.end ?? 0,
+      },
+    });
+  }
+  return annotations.length > 0 ? annotations : undefined;
 }
 
 /**

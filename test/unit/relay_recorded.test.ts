@@ -1,0 +1,106 @@
+// The relay (OpenAI-compatible out) fed every recorded provider stream of test/recorded/ as its
+// upstream, read by the official `openai` SDK's stream helper and by a plain non-streaming
+// request: nothing an upstream produced may make the relay or the SDK fail, every tool call of
+// any kind comes out as a function tool call, and cited sources as `annotations`.
+import { readdirSync, readFileSync } from "node:fs";
+import OpenAI from "openai";
+import { describe, expect, test } from "vitest";
+import { type ChatResult, type ProtocolName, streamChat } from "../../src/index.ts";
+import { createRelay } from "../../src/relay/app.ts";
+import { EXPECTED } from "../recorded/expected.ts";
+
+const ROOT = new URL("../recorded/", import.meta.url);
+const answered = Object.entries(EXPECTED).filter(([, expected]) => expected.error === undefined)
+  .map(([name, expected]) => ({ name, protocol: expected.protocol }));
+
+function sse(name: string): Response {
+  return new Response(readFileSync(new URL(name, ROOT)), {
+    headers: { "content-type": "text/event-stream" },
+  });
+}
+
+/** A relay whose one upstream answers every request with the recording `name`. */
+function relay(name: string, protocol: ProtocolName): OpenAI {
+  const app = createRelay({
+    upstreams: [{ baseURL: "https://upstream.test/v1", apiKey: "sk-up", protocol, model: "up" }],
+    fetch: () => Promise.resolve(sse(name)),
+    maxRetries: 0,
+  });
+  return new OpenAI({
+    baseURL: "http://relay.test/v1",
+    apiKey: "unused",
+    maxRetries: 0,
+    fetch: (input, init) => Promise.resolve(app.request(String(input), init)),
+  });
+}
+
+/** What stopstream itself makes of the recording (checked in recorded.test.ts). */
+function direct(name: string, protocol: ProtocolName): Promise<ChatResult> {
+  return streamChat({
+    baseURL: "https://upstream.test/v1",
+    protocol,
+    body: { model: "up", messages: [], input: "Hi", max_tokens: 1 },
+    maxRetries: 0,
+    fetch: () => Promise.resolve(sse(name)),
+  }).result;
+}
+
+function expectedCalls(result: ChatResult): unknown[] {
+  return result.toolCalls.map((call) => ({
+    id: call.id,
+    type: "function",
+    function: { name: call.name || call.type, arguments: call.arguments },
+  }));
+}
+
+function expectedAnnotations(result: ChatResult): unknown[] | undefined {
+  const cited = (result.citations ?? []).filter((c) => c.url !== undefined);
+  if (cited.length === 0) return undefined;
+  return cited.map((c) => ({
+    type: "url_citation",
+    url_citation: {
+      url: c.url,
+      title: c.title ?? c.url,
+      start_index: c.start ?? 0,
+      end_index: c.end ?? 0,
+    },
+  }));
+}
+
+const request = {
+  model: "any",
+  messages: [{ role: "user" as const, content: "Hi" }],
+};
+
+test("the recorded corpus is all here", () => {
+  const dirs = readdirSync(ROOT, { withFileTypes: true }).filter((d) => d.isDirectory());
+  expect(dirs.map((d) => d.name).sort()).toEqual(["anthropic", "chat", "responses"]);
+  expect(answered.length).toBeGreaterThan(40);
+});
+
+describe("the openai SDK's stream helper accepts what the relay makes of each recording", () => {
+  test.each(answered)("$name", async ({ name, protocol }) => {
+    const want = await direct(name, protocol);
+    const stream = relay(name, protocol).chat.completions.stream({
+      ...request,
+      stream_options: { include_usage: true },
+    });
+    const completion = await stream.finalChatCompletion();
+    const message = completion.choices[0]!.message as unknown as Record<string, unknown>;
+    expect(message.content ?? "").toBe(want.content);
+    expect(message.tool_calls ?? []).toEqual(expectedCalls(want));
+    expect(message.annotations).toEqual(expectedAnnotations(want));
+    expect(completion.choices[0]!.finish_reason).toBe(want.finishReason);
+  });
+});
+
+describe("a non-streaming request through the relay gives the same message", () => {
+  test.each(answered)("$name", async ({ name, protocol }) => {
+    const want = await direct(name, protocol);
+    const completion = await relay(name, protocol).chat.completions.create(request);
+    const message = completion.choices[0]!.message as unknown as Record<string, unknown>;
+    expect(message.content ?? "").toBe(want.content);
+    expect(message.tool_calls ?? []).toEqual(expectedCalls(want));
+    expect(message.annotations).toEqual(expectedAnnotations(want));
+  });
+});
