@@ -25,6 +25,7 @@ function recording(name: string): string {
 }
 
 /** The JSON of each `data:` event of a recording. */
+// deno-lint-ignore no-explicit-any
 function dataOf(name: string): Array<Record<string, any>> {
   return recording(name).split("\n").filter((line) => line.startsWith("data: {"))
     .map((line) => JSON.parse(line.slice(6)));

@@ -98,7 +98,7 @@ describe("openai-responses: action items are tool calls", () => {
   ])("%s → a %s call", async (name, type, toolName, id) => {
     const { result, events: seen } = await play("openai-responses", recording(name));
     expect(result?.toolCalls).toMatchObject([{ type, name: toolName, id }]);
-    expect(result?.toolCalls[0]!.arguments).not.toBe("");
+    expect(result!.toolCalls[0]!.arguments).not.toBe("");
     expect(result?.finishReason).toBe("tool_calls");
     expect(ofType(seen, "tool-call")).toEqual([{
       type: "tool-call",
