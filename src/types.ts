@@ -73,12 +73,17 @@ export interface ToolCall {
  * ```
  */
 export interface Citation {
+  /** The cited page, when the source has a URL. */
   url?: string;
+  /** The source's title (a page title, a document's or file's name). */
   title?: string;
   /** The passage of the source the answer relies on, when the provider quotes it. */
   citedText?: string;
+  /** Where the cited span of `content` starts (UTF-16 offset). */
   start?: number;
+  /** Where it ends. */
   end?: number;
+  /** The provider's own citation object, unchanged. */
   source?: unknown;
 }
 
@@ -92,8 +97,11 @@ export interface Citation {
  * ```
  */
 export interface AssistantMessage {
+  /** Always `"assistant"`. */
   role: "assistant";
+  /** Anthropic's content blocks, or OpenAI's text (`null` beside tool calls) or content parts. */
   content: unknown;
+  /** Everything else the provider needs back (`tool_calls`, `reasoning_content`…). */
   [field: string]: unknown;
 }
 

@@ -47,8 +47,21 @@ const FIXTURES = new URL("../unit/fixtures/", import.meta.url);
  */
 const RECORDED = {
   "messages": { plain: "anthropic_text.sse", tools: "anthropic_tools.sse" },
-  "responses": { plain: "responses_text.sse", reasoning: "responses_reasoning.sse" },
+  "responses": {
+    plain: "responses_text.sse",
+    reasoning: "responses_reasoning.sse",
+    tools: "responses_tools.sse",
+  },
 } as const;
+
+/** A request that sends tool results back: the model answers now (an agent's second turn). */
+function carriesToolResults(body: Record<string, unknown>): boolean {
+  const turns = [
+    ...(Array.isArray(body.messages) ? body.messages : []),
+    ...(Array.isArray(body.input) ? body.input : []),
+  ];
+  return JSON.stringify(turns).match(/"type":"(tool_result|function_call_output)"/) !== null;
+}
 
 const CORS: Record<string, string> = {
   "access-control-allow-origin": "*",
@@ -104,8 +117,9 @@ export function createExampleUpstream(): ExampleUpstream {
         return json(400, { error: { message: "the examples' upstream only streams" } });
       }
       const files: Record<string, string> = RECORDED[endpoint as keyof typeof RECORDED];
-      const file = (body.tools !== undefined ? files.tools : undefined) ??
-        (body.reasoning !== undefined ? files.reasoning : undefined) ?? files.plain as string;
+      const file =
+        (body.tools !== undefined && !carriesToolResults(body) ? files.tools : undefined) ??
+          (body.reasoning !== undefined ? files.reasoning : undefined) ?? files.plain as string;
       response = new Response(readFileSync(new URL(file, FIXTURES), "utf8"), {
         headers: { "content-type": "text/event-stream; charset=utf-8" },
       });

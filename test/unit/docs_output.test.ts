@@ -1,24 +1,17 @@
-// The two-turn agent examples in docs/output.md, extracted and run as written (with `stopstream`
-// mapped to this repository) against real recorded exchanges served over loopback: turn 1 asks
-// for a tool, turn 2 answers. The second request must carry the model's own turn exactly as the
-// provider sent it (signed thinking, encrypted reasoning, phased messages), and the tool result.
-import { spawnSync } from "node:child_process";
+// The two-turn agent examples of docs/output.md, run as written (the provider URL pointed at a
+// loopback server, `stopstream` at this repository) against real recorded exchanges: turn 1
+// asks for a tool, turn 2 answers. The second request must carry the model's own turn exactly as
+// the provider sent it (signed thinking, encrypted reasoning, phased messages) and the tool
+// result. (test/docs/ runs the same examples against its demo upstream.)
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { afterAll, beforeAll, expect, test, vi } from "vitest";
+import { PROVIDER_BASE_URL } from "../docs/example_upstream.ts";
 import { startReplayServer } from "../support/replay_server.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const doc = readFileSync(`${root}docs/output.md`, "utf8");
 const dir = `${root}.tmp/docs-output/`;
-
-/** The ```ts block after `heading`, importing this repository instead of the package. */
-function example(heading: string): string {
-  const at = doc.indexOf(heading);
-  if (at === -1) throw new Error(`docs/output.md has no heading ${heading}`);
-  const block = /```ts\n([\s\S]*?)```/.exec(doc.slice(at))![1]!;
-  return block.replace(`from "stopstream"`, `from "../../src/index.ts"`);
-}
 
 function recording(name: string): string {
   return readFileSync(new URL(`../recorded/${name}`, import.meta.url), "utf8");
@@ -31,40 +24,31 @@ function dataOf(name: string): Array<Record<string, any>> {
     .map((line) => JSON.parse(line.slice(6)));
 }
 
-type Ask = (
-  baseURL: string,
-  apiKey: string,
-  prompt: string,
-  tools: Record<string, { description: string; parameters: object; run(input: object): string }>,
-) => Promise<string>;
-
-async function load(name: string, heading: string, exported: string): Promise<Ask> {
-  writeFileSync(`${dir}${name}.ts`, example(heading));
-  const module = await import(`${dir}${name}.ts`) as Record<string, Ask>;
-  return module[exported]!;
-}
-
-async function converse(
-  turns: [string, string],
-  ask: Ask,
-  prompt: string,
-  tool: string,
-  answer: string,
-) {
+/**
+ * Runs the ```ts block after `heading` against a server answering its n-th request with
+ * `turns[n - 1]`; returns what it printed and the request bodies the server received.
+ */
+async function run(heading: string, turns: [string, string]) {
+  const at = doc.indexOf(heading);
+  if (at === -1) throw new Error(`docs/output.md has no heading ${heading}`);
+  const block = /```ts\n([\s\S]*?)```/.exec(doc.slice(at))![1]!;
   const encoder = new TextEncoder();
   const server = await startReplayServer((n) => [encoder.encode(recording(turns[n - 1]!))]);
-  const ran: object[] = [];
+  const file = `${dir}${heading.replace(/\W+/g, "_")}.ts`;
+  writeFileSync(
+    file,
+    block.replace(`from "stopstream"`, `from "../../src/index.ts"`)
+      .replace(PROVIDER_BASE_URL, `${server.url}/v1`),
+  );
+  const log = vi.spyOn(console, "log").mockImplementation(() => {});
   try {
-    const tools = {
-      [tool]: {
-        description: "",
-        parameters: { type: "object", properties: {} },
-        run: (input: object) => (ran.push(input), answer),
-      },
+    await import(file);
+    return {
+      printed: log.mock.calls.map((args) => args.join(" ")),
+      sent: server.requests.map((r) => JSON.parse(r.body)),
     };
-    const text = await ask(`${server.url}/v1`, "sk-test", prompt, tools);
-    return { text, ran, sent: server.requests.map((r) => JSON.parse(r.body)) };
   } finally {
+    log.mockRestore();
     await server.close();
   }
 }
@@ -73,22 +57,16 @@ beforeAll(() => mkdirSync(dir, { recursive: true }));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 test("anthropic: the signed thinking and tool_use go back as Claude sent them", async () => {
-  const ask = await load("anthropic", "### Anthropic", "askClaude");
-  const { text, ran, sent } = await converse(
-    ["anthropic/agent_1_thinking_tool.sse", "anthropic/agent_2_answer.sse"],
-    ask,
-    "Use the fixed_version tool. Then tell me the version and make one short joke about it.",
-    "fixed_version",
-    "0.32a0",
-  );
-  expect(text).toMatch(/^The version is \*\*0\.32a0\*\*\./);
-  expect(ran).toEqual([{}]);
+  const { printed, sent } = await run("### Anthropic", [
+    "anthropic/agent_1_thinking_tool.sse",
+    "anthropic/agent_2_answer.sse",
+  ]);
+  expect(printed).toHaveLength(1);
+  expect(printed[0]).toMatch(/^The version is \*\*0\.32a0\*\*\./);
   expect(sent).toHaveLength(2);
   const events = dataOf("anthropic/agent_1_thinking_tool.sse");
-  const thinking = events.filter((e) => e.delta?.type === "thinking_delta").map((e) =>
-    e.delta.thinking
-  )
-    .join("");
+  const thinking = events.filter((e) => e.delta?.type === "thinking_delta")
+    .map((e) => e.delta.thinking).join("");
   const signature = events.find((e) => e.delta?.type === "signature_delta")!.delta.signature;
   expect(sent[1].messages.slice(1)).toEqual([
     {
@@ -109,50 +87,44 @@ test("anthropic: the signed thinking and tool_use go back as Claude sent them", 
       content: [{
         type: "tool_result",
         tool_use_id: "toolu_01825dXWLSoJwCst1qTsiWdb",
-        content: "0.32a0",
+        // The recorded model called a tool the example does not have: it is told so.
+        content: "no tool named fixed_version",
       }],
     },
   ]);
 });
 
 test("openai-responses: every output item (encrypted reasoning, commentary, call) goes back", async () => {
-  const ask = await load("responses", "### OpenAI Responses", "askResponses");
-  const { text, ran, sent } = await converse(
-    ["responses/agent_1_phase_call.sse", "responses/agent_2_phase_answer.sse"],
-    ask,
-    "What is the capital of PotatoLand?",
-    "get_capital",
-    "Potato City",
-  );
-  expect(text).toBe("The capital of PotatoLand is **Potato City**.");
-  expect(ran).toEqual([{ country: "PotatoLand" }]);
+  const { printed, sent } = await run("### OpenAI Responses", [
+    "responses/agent_1_phase_call.sse",
+    "responses/agent_2_phase_answer.sse",
+  ]);
+  expect(printed).toEqual(["The capital of PotatoLand is **Potato City**."]);
+  expect(sent).toHaveLength(2);
   // The items exactly as the recording's `output_item.done` events carry them.
   const items = dataOf("responses/agent_1_phase_call.sse")
     .filter((e) => e.type === "response.output_item.done").map((e) => e.item);
   expect(items.map((item) => item.type)).toEqual(["reasoning", "message", "function_call"]);
+  expect(items[0].encrypted_content).toMatch(/^gAAAAA/);
   expect(sent[1].store).toBe(false);
   expect(sent[1].input.slice(1)).toEqual([
     ...items,
     {
       type: "function_call_output",
       call_id: "call_LabG58Uhrq9kZvR52BYKjToD",
-      output: "Potato City",
+      output: "no tool named get_capital",
     },
   ]);
 });
 
-test("openai-chat: the assistant message goes back in OpenAI's shape", async () => {
-  const ask = await load("chat", "### OpenAI-compatible", "askChat");
-  const { text, ran, sent } = await converse(
-    ["chat/agent_1_tool_call.sse", "chat/agent_2_answer.sse"],
-    ask,
-    "What is the capital of the UK? Use the tool, then answer.",
-    "get_capital",
-    "London",
-  );
-  expect(text).toBe("The capital of the UK is London.");
-  expect(ran).toEqual([{ country: "UK" }]);
-  // What the recorded client itself sent on its second request.
+test("openai-chat: the assistant message goes back as the recorded client sent it", async () => {
+  const { printed, sent } = await run("### OpenAI-compatible", [
+    "chat/agent_1_tool_call.sse",
+    "chat/agent_2_answer.sse",
+  ]);
+  expect(printed).toEqual(["The capital of the UK is London."]);
+  expect(sent).toHaveLength(2);
+  // The assistant message is what the recorded client itself sent on its second request.
   expect(sent[1].messages.slice(1)).toEqual([
     {
       role: "assistant",
@@ -163,42 +135,10 @@ test("openai-chat: the assistant message goes back in OpenAI's shape", async () 
         function: { name: "get_capital", arguments: '{"country":"UK"}' },
       }],
     },
-    { role: "tool", tool_call_id: "call_ZR5UUuTt3pf61kjwAJIYdVMj", content: "London" },
+    {
+      role: "tool",
+      tool_call_id: "call_ZR5UUuTt3pf61kjwAJIYdVMj",
+      content: "no tool named get_capital",
+    },
   ]);
 });
-
-test("the examples type-check against the public API", () => {
-  const checked = `${root}.tmp/docs-output-types/`;
-  rmSync(checked, { recursive: true, force: true });
-  mkdirSync(checked, { recursive: true });
-  for (const heading of ["### Anthropic", "### OpenAI Responses", "### OpenAI-compatible"]) {
-    const name = heading.replace(/\W+/g, "_");
-    writeFileSync(
-      `${checked}${name}.ts`,
-      example(heading).replace("../../src/index.ts", "stopstream"),
-    );
-  }
-  writeFileSync(
-    `${checked}tsconfig.json`,
-    JSON.stringify({
-      extends: "../../tsconfig.json",
-      compilerOptions: {
-        noEmit: true,
-        types: [],
-        baseUrl: "../..",
-        paths: { stopstream: ["mod.ts"] },
-      },
-      include: ["./*.ts"],
-    }),
-  );
-  const tsc = spawnSync(
-    process.execPath,
-    [`${root}node_modules/typescript/bin/tsc`, "-p", checked],
-    {
-      encoding: "utf8",
-    },
-  );
-  rmSync(checked, { recursive: true, force: true });
-  expect(tsc.stdout + tsc.stderr).toBe("");
-  expect(tsc.status).toBe(0);
-}, 60_000);
