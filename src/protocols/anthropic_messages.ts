@@ -7,8 +7,7 @@
  */
 
 import type { Accumulator } from "../accumulator.ts";
-import type { Usage } from "../types.ts";
-import type { AnthropicUsage } from "./anthropic_wire.ts";
+import { type AnthropicUsage, anthropicUsage } from "./anthropic_wire.ts";
 import {
   EVENT_KEEPALIVE,
   EVENT_PROGRESS,
@@ -21,7 +20,6 @@ import {
 } from "./protocol.ts";
 import { appendMessage, joinURL, requestHeaders } from "./request.ts";
 import { upstreamError } from "./upstream_error.ts";
-import { usage } from "./usage.ts";
 import { errorEventPayload, type EventData, parseEventData } from "./event_data.ts";
 import { AnthropicOutput } from "./anthropic_output.ts";
 import { StreamProtocolError } from "../errors.ts";
@@ -188,12 +186,27 @@ class AnthropicDecoder implements StreamDecoder {
     if (isText && !this.#afterText && acc.content !== "") acc.addText("\n\n");
     this.#afterText = isText;
     this.#out.open(index, block, acc);
-    if (block?.type === "text" && typeof block.text === "string") this.#text(block.text);
-    const slot = openBlock(acc, block);
-    if (slot !== undefined) {
-      this.#slots[index] = slot;
-      this.#out.slot(index, slot);
-      if (isNonEmptyObject(block.input)) this.#inputs[index] = block.input;
+    // Thinking is kept whole with its signature (the caller sends it back signed);
+    // `redacted_thinking` is opaque, not reasoning text. Server tools (web search, code
+    // execution…) run at Anthropic: only `tool_use` is a call for the caller to make.
+    switch (block?.type) {
+      case "text":
+        if (typeof block.text === "string") this.#text(block.text);
+        break;
+      case "thinking":
+        acc.startReasoningBlock();
+        if (typeof block.thinking === "string") acc.addReasoning(block.thinking);
+        if (typeof block.signature === "string") acc.addReasoningSignature(block.signature);
+        break;
+      case "redacted_thinking":
+        acc.addRedactedReasoning(typeof block.data === "string" ? block.data : "");
+        break;
+      case "tool_use": {
+        const slot = acc.startToolCall(String(block.id ?? ""), String(block.name ?? ""));
+        this.#slots[index] = slot;
+        this.#out.slot(index, slot);
+        if (isNonEmptyObject(block.input)) this.#inputs[index] = block.input;
+      }
     }
   }
 
@@ -219,30 +232,6 @@ class AnthropicDecoder implements StreamDecoder {
   }
 }
 
-/**
- * Opens a non-text content block and returns the tool-call slot of a `tool_use` block.
- * Thinking is kept whole with its signature because the caller must send it back signed;
- * `redacted_thinking` arrives complete and opaque, so it is not reasoning text.
- * `server_tool_use` (web search, code execution…) runs at Anthropic: not a call for the
- * caller to make, so it gets no slot (it is in `output`).
- */
-function openBlock(acc: Accumulator, block: EventData): number | undefined {
-  switch (block?.type) {
-    case "thinking":
-      acc.startReasoningBlock();
-      if (typeof block.thinking === "string") acc.addReasoning(block.thinking);
-      if (typeof block.signature === "string") acc.addReasoningSignature(block.signature);
-      return undefined;
-    case "redacted_thinking":
-      acc.addRedactedReasoning(typeof block.data === "string" ? block.data : "");
-      return undefined;
-    case "tool_use":
-      return acc.startToolCall(String(block.id ?? ""), String(block.name ?? ""));
-    default:
-      return undefined;
-  }
-}
-
 function isNonEmptyObject(value: unknown): boolean {
   if (value === null || typeof value !== "object") return false;
   for (const _ in value) return true;
@@ -253,23 +242,6 @@ function trailingWhitespace(text: string): string {
   let end = text.length;
   while (end > 0 && /\s/.test(text[end - 1]!)) end--;
   return text.slice(end);
-}
-
-/**
- * Maps Anthropic usage to {@linkcode Usage}. Anthropic counts cached and cache-writing input
- * apart from `input_tokens`; they are added up so that `inputTokens` means "every prompt
- * token" for every protocol, and `cachedInputTokens` is the cache-read part of it.
- *
- * @example
- * ```ts
- * anthropicUsage({ input_tokens: 5, cache_read_input_tokens: 100, output_tokens: 7 }).inputTokens; // 105
- * ```
- */
-export function anthropicUsage(raw: AnthropicUsage): Usage {
-  const cacheRead = raw.cache_read_input_tokens;
-  const inputTokens = (raw.input_tokens ?? 0) + (raw.cache_creation_input_tokens ?? 0) +
-    (cacheRead ?? 0);
-  return usage(inputTokens, raw.output_tokens ?? 0, undefined, cacheRead, undefined, raw);
 }
 
 /**

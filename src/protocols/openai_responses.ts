@@ -157,14 +157,9 @@ class ResponsesDecoder implements StreamDecoder {
   }
 
   #startCall(index: unknown, item: EventData): number {
-    const kind = CALL_KINDS[item.type];
     const name = typeof item.name === "string" ? item.name : "";
-    const slot = this.#acc.startToolCall(
-      String(item.call_id ?? item.id ?? ""),
-      name,
-      undefined,
-      kind,
-    );
+    const id = String(item.call_id ?? item.id ?? "");
+    const slot = this.#acc.startToolCall(id, name, undefined, CALL_KINDS[item.type]);
     if (typeof index === "number") {
       this.#slots[index] = slot;
       this.#out.slot(index, slot);
@@ -217,7 +212,7 @@ function finish(response: EventData, acc: Accumulator): void {
     // An incomplete answer was cut short; only a filter says otherwise.
     acc.setFinish(provider === "content_filter" ? "content_filter" : "length", provider);
   } else {
-    const status = response?.status ?? "completed";
+    const status = typeof response?.status === "string" ? response.status : undefined;
     acc.setFinish(acc.toolCalls.length > 0 ? "tool_calls" : "stop", status);
   }
 }
