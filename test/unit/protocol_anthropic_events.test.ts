@@ -18,7 +18,7 @@ const options = (extra: Partial<StreamChatOptions> = {}): StreamChatOptions =>
   wireOptions(anthropicWire, extra);
 
 describe("anthropic-messages events", () => {
-  test("server_tool_use blocks run at Anthropic: no tool call, text around them kept", async () => {
+  test("server_tool_use blocks run at Anthropic: no tool call, text around them kept as two paragraphs", async () => {
     const block = (data: Record<string, unknown>): string =>
       `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
     const up = upstream(server, BASE, anthropicWire, (_n, req) =>
@@ -61,7 +61,8 @@ describe("anthropic-messages events", () => {
         ...anthropicWire.end(),
       ]));
     const run = await collect(streamChat(options()));
-    expect(run.result).toMatchObject({ content: "Let me search. Sunny.", toolCalls: [] });
+    // The text after the search and its result is a new paragraph (see docs/output.md).
+    expect(run.result).toMatchObject({ content: "Let me search. \n\nSunny.", toolCalls: [] });
     expect(run.events.some((e) => e.type === "tool-call" || e.type === "tool-call-delta")).toBe(
       false,
     );
