@@ -22,7 +22,7 @@ import { upstreamError } from "./upstream_error.ts";
 import { errorEventPayload, parseEventData } from "./event_data.ts";
 import { usage } from "./usage.ts";
 import type { EventData } from "./event_data.ts";
-import { ChatOutput } from "./openai_chat_output.ts";
+import { ChatMessageOutput } from "./openai_chat_output.ts";
 import type { OpenAIChatChunk, OpenAIToolCallDelta, OpenAIUsage } from "./openai_chat_wire.ts";
 
 const TEXT_PART = { type: "text" };
@@ -39,11 +39,11 @@ class OpenAIChatDecoder implements StreamDecoder {
   #acc: Accumulator;
   /** Provider tool-call index → index in `acc.toolCalls`. */
   #slots: number[] = [];
-  #out: ChatOutput;
+  #out: ChatMessageOutput;
 
   constructor(acc: Accumulator) {
     this.#acc = acc;
-    this.#out = new ChatOutput(acc.previousOutput);
+    this.#out = new ChatMessageOutput(acc.previousOutput);
     acc.output = this.#out;
   }
 
@@ -200,7 +200,7 @@ function decodeMessage(message: unknown, acc: Accumulator): void {
   const finish = typeof choice?.finish_reason === "string" ? choice.finish_reason : undefined;
   acc.setFinish(finish === undefined ? "stop" : FINISH[finish] ?? finish, finish);
   // The message is the provider's own assistant turn: it is the output as it is.
-  const out = new ChatOutput(undefined);
+  const out = new ChatMessageOutput(undefined);
   out.whole = { role: "assistant", ...m };
   out.annotate(m.annotations);
   out.sources(completion?.citations, completion?.search_results);

@@ -18,11 +18,11 @@ import { citation } from "./output.ts";
  *
  * @example
  * ```ts
- * const out = new ChatOutput(undefined);
+ * const out = new ChatMessageOutput(undefined);
  * out.reasoningField = "reasoning_content";
  * ```
  */
-export class ChatOutput implements OutputAssembler {
+export class ChatMessageOutput implements OutputAssembler {
   /** The field the provider streamed reasoning in (`reasoning_content` or `reasoning`). */
   reasoningField: string | undefined = undefined;
   /** Content parts, when the provider sent `content` as an array (Mistral), merged. */
@@ -36,7 +36,7 @@ export class ChatOutput implements OutputAssembler {
   whole: AssistantMessage | undefined = undefined;
 
   constructor(previous: OutputAssembler | undefined) {
-    if (previous instanceof ChatOutput) {
+    if (previous instanceof ChatMessageOutput) {
       this.reasoningField = previous.reasoningField;
       this.parts = previous.parts?.map((part) => ({ ...part }));
       this.#annotations = previous.#annotations?.slice();
