@@ -7,15 +7,12 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, test, vi } from "vitest";
 import { PROVIDER_BASE_URL } from "../docs/example_upstream.ts";
+import { recording } from "../support/recorded.ts";
 import { startReplayServer } from "../support/replay_server.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const doc = readFileSync(`${root}docs/output.md`, "utf8");
 const dir = `${root}.tmp/docs-output/`;
-
-function recording(name: string): string {
-  return readFileSync(new URL(`../recorded/${name}`, import.meta.url), "utf8");
-}
 
 /** The JSON of each `data:` event of a recording. */
 // deno-lint-ignore no-explicit-any

@@ -1,17 +1,16 @@
 // `output` of an answer cut off mid-stream (PartialStreamError.partial): the blocks and items
 // that arrived, in the provider's shape, the open one holding what it had so far. Built from
 // real recordings (test/recorded/) cut after a given event.
-import { readFileSync } from "node:fs";
 import { expect, test } from "vitest";
 import { isPartialStreamError, type ProtocolName, streamChat } from "../../src/index.ts";
+import { answering, recordedEvents } from "../support/recorded.ts";
 
 /** The recording's events up to (not including) the first one containing `cutBefore`. */
 function cut(name: string, cutBefore: string): string {
-  const events = readFileSync(new URL(`../recorded/${name}`, import.meta.url), "utf8")
-    .split("\n\n").filter((e) => e.trim() !== "");
+  const events = recordedEvents(name);
   const at = events.findIndex((e) => e.includes(cutBefore));
   if (at < 1) throw new Error(`${name} has no event with ${cutBefore} after its first`);
-  return events.slice(0, at).map((e) => `${e}\n\n`).join("");
+  return events.slice(0, at).join("");
 }
 
 async function partialOf(protocol: ProtocolName, body: string) {
@@ -20,8 +19,7 @@ async function partialOf(protocol: ProtocolName, body: string) {
     protocol,
     body: { model: "recorded", messages: [] },
     maxRetries: 0,
-    fetch: () =>
-      Promise.resolve(new Response(body, { headers: { "content-type": "text/event-stream" } })),
+    fetch: answering(body),
   }).result.then(() => undefined, (e: unknown) => e);
   if (!isPartialStreamError(error)) throw new Error(`expected a PartialStreamError: ${error}`);
   return error.partial;

@@ -1,21 +1,10 @@
 // Regression tests for the defects real recordings exposed (issue #10), each built from a
 // recording in test/recorded/ (sources in test/recorded/SOURCES.md): served as recorded, or
 // spliced from real events where the defect is a combination of them.
-import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { type ProtocolName, streamChat } from "../../src/index.ts";
+import { answering, recordedEvents as events, recording } from "../support/recorded.ts";
 import { collect, type Collected, ofType } from "../support/sse.ts";
-
-function recording(name: string): string {
-  return readFileSync(new URL(`../recorded/${name}`, import.meta.url), "utf8");
-}
-
-/** The SSE events of a recording (blocks separated by a blank line). */
-function events(name: string): string[] {
-  return recording(name).split("\n\n").filter((block) => block.trim() !== "").map((b) =>
-    `${b}\n\n`
-  );
-}
 
 function play(protocol: ProtocolName, body: string): Promise<Collected> {
   return collect(streamChat({
@@ -23,8 +12,7 @@ function play(protocol: ProtocolName, body: string): Promise<Collected> {
     protocol,
     body: { model: "recorded", messages: [] },
     maxRetries: 0,
-    fetch: () =>
-      Promise.resolve(new Response(body, { headers: { "content-type": "text/event-stream" } })),
+    fetch: answering(body),
   }));
 }
 
