@@ -82,7 +82,13 @@ export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
         const pulls = this.#pulls.splice(0);
         for (const pull of pulls) pull.resolve(DONE);
         if (!this.#ended) {
-          this.#stop(new InterruptedError(undefined, "stopstream: interrupted: iteration stopped"));
+          this.#stop(
+            new InterruptedError(
+              undefined,
+              "stopstream: the call was interrupted because the caller stopped iterating; " +
+                "nothing more is sent or read",
+            ),
+          );
         }
         this.#failure = undefined; // the iteration is closed: a later next() is just done
         return Promise.resolve(DONE);

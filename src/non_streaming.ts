@@ -74,7 +74,9 @@ export async function requestWhole(
     } catch (cause) {
       if (response.ok) {
         throw new StreamProtocolError(
-          `stopstream: the non-streaming answer is not JSON: ${text.slice(0, 200)}`,
+          `stopstream: the non-streaming answer is not JSON (${
+            text.replace(/\s+/g, " ").trim().slice(0, 120)
+          }); check the base URL and the protocol`,
           { cause },
         );
       }

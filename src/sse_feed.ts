@@ -45,7 +45,11 @@ export class SseFeed {
     } catch (error) {
       // A half-written event at the end of the body is a cut connection, not bad data.
       if (isStreamProtocolError(error)) {
-        throw new ConnectionError("stopstream: the stream ended mid-event", { cause: error });
+        throw new ConnectionError(
+          "stopstream: the stream ended in the middle of an event (the connection closed early); " +
+            "try again",
+          { cause: error },
+        );
       }
       throw error;
     }
@@ -63,7 +67,9 @@ export class SseFeed {
 }
 
 function oversized(cap: number, cause?: unknown): StreamProtocolError {
-  return new StreamProtocolError(`stopstream: an SSE event exceeded the ${cap}-byte cap`, {
-    cause,
-  });
+  return new StreamProtocolError(
+    `stopstream: an SSE event exceeded ${cap} bytes; raise maxEventBytes if the provider sends ` +
+      "events this large",
+    { cause },
+  );
 }

@@ -120,9 +120,11 @@ export class Attempt implements Cancellable {
       response = await Promise.race([sent, cancelled]);
       this.#rejectSend = undefined;
     } catch (error) {
-      throw this.failure ?? new ConnectionError(`stopstream: request failed: ${message(error)}`, {
-        cause: error,
-      });
+      throw this.failure ?? new ConnectionError(
+        "stopstream: the request could not be sent (no connection, DNS, TLS or CORS failure); " +
+          "check the base URL and that the server is reachable",
+        { cause: error },
+      );
     }
     if (this.failure !== undefined) {
       response.body?.cancel().catch(noop);
@@ -142,11 +144,14 @@ export class Attempt implements Cancellable {
     const body = await this.#readErrorBody(response);
     const reported = errorInBody(body, response.status, headers, protocol);
     if (reported !== undefined) throw reported;
-    const snippet = typeof body === "string" ? body.slice(0, 200) : JSON.stringify(body);
+    const text = typeof body === "string" ? body : JSON.stringify(body);
+    const snippet = text.replace(/\s+/g, " ").trim().slice(0, 120);
     throw new StreamProtocolError(
-      `stopstream: expected a text/event-stream response, got ${
+      `stopstream: the server answered HTTP ${response.status} with ${
         type || "no content-type"
-      } (status ${response.status}): ${snippet}`,
+      } instead of an event stream${
+        snippet === "" ? "" : ` ("${snippet}")`
+      }; check the base URL and the protocol`,
     );
   }
 
@@ -203,7 +208,8 @@ export class Attempt implements Cancellable {
         bytes += value.byteLength;
         if (bytes > maxBytes && watchdog !== undefined) {
           throw new StreamProtocolError(
-            `stopstream: the non-streaming answer exceeded the ${maxBytes}-byte cap`,
+            `stopstream: the non-streaming answer exceeded ${maxBytes} bytes; raise maxEventBytes ` +
+              "if answers this large are expected",
           );
         }
         text += decoder.decode(value, STREAM);
@@ -212,7 +218,10 @@ export class Attempt implements Cancellable {
       }
     } catch (error) {
       if (this.failure !== undefined || error instanceof StreamProtocolError) throw error;
-      throw new ConnectionError(`stopstream: body cut off: ${message(error)}`, { cause: error });
+      throw new ConnectionError(
+        "stopstream: the connection was lost while the response body was read; try again",
+        { cause: error },
+      );
     } finally {
       reader.cancel().catch(noop);
     }
@@ -238,7 +247,7 @@ export class Attempt implements Cancellable {
           chunk = await reader.read();
         } catch (error) {
           throw this.failure ??
-            new ConnectionError(`stopstream: connection lost mid-stream: ${message(error)}`, {
+            new ConnectionError("stopstream: the connection was lost mid-stream; try again", {
               cause: error,
             });
         }
@@ -261,7 +270,10 @@ export class Attempt implements Cancellable {
       }
       feed.end(text.decode());
       if (!feed.terminal && !feed.decoder.endedCleanly()) {
-        throw new ConnectionError("stopstream: the stream ended before its terminal event");
+        throw new ConnectionError(
+          "stopstream: the stream ended before its terminal event (the connection closed early); " +
+            "try again",
+        );
       }
     } finally {
       if (finished) releaseAfterTerminal(reader);
@@ -287,8 +299,4 @@ function releaseAfterTerminal(reader: ReadableStreamDefaultReader<Uint8Array>): 
     clearTimeout(timer);
     if (!next.done) reader.cancel().catch(noop); // events after [DONE] are ignored
   }, () => clearTimeout(timer));
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

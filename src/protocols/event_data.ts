@@ -28,13 +28,18 @@ export function parseEventData(data: string): EventData {
   try {
     value = JSON.parse(data);
   } catch (cause) {
-    throw new StreamProtocolError(`stopstream: a data line is not JSON: ${data.slice(0, 200)}`, {
-      cause,
-    });
+    throw new StreamProtocolError(
+      `stopstream: the server sent a data line that is not JSON (${
+        snippet(data)
+      }); check the base URL and the protocol`,
+      { cause },
+    );
   }
   if (value === null || typeof value !== "object") {
     throw new StreamProtocolError(
-      `stopstream: a data line is not an object: ${data.slice(0, 200)}`,
+      `stopstream: the server sent a data line that is not a JSON object (${
+        snippet(data)
+      }); check the base URL and the protocol`,
     );
   }
   return value;
@@ -58,5 +63,12 @@ export function errorEventPayload(data: string): EventData {
   } catch {
     // Plain text: the message itself.
   }
-  return data === "" ? "stopstream: an error event without data" : data;
+  // Without the prefix: this becomes the provider's message inside an UpstreamStreamError.
+  return data === "" ? "an error event without data" : data;
+}
+
+/** The start of a bad data line, on one line: enough to recognise it. */
+function snippet(data: string): string {
+  const line = data.replace(/\s+/g, " ").trim();
+  return line.length > 120 ? `${line.slice(0, 120)}…` : line;
 }

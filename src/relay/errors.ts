@@ -12,6 +12,8 @@ import {
   isStreamProtocolError,
   isTimeoutError,
   isUpstreamStreamError,
+  quoted,
+  type TimeoutPhase,
 } from "../errors.ts";
 
 /**
@@ -56,92 +58,142 @@ export function errorBody(failure: RelayFailure): { error: Record<string, unknow
 }
 
 /**
- * Describe why a relayed call failed, without ever including an upstream key.
- * Upstream 4xx answers keep their status and message; everything else is a 502/504.
+ * Describe why a relayed call failed, in one sentence that says what to do, without ever
+ * including an upstream key. Upstream 4xx answers keep their status and message; everything
+ * else is a 502/504. The client's own wording (and its chain of causes) stays in the relay.
  *
  * @example
  * ```ts
- * describeFailure(new TimeoutError("idle", 30_000), []).status; // 504
+ * describeFailure(new TimeoutError("idle", 30_000), []).message;
+ * // "The upstream went silent for 30000 ms; try again later."
  * ```
  */
 export function describeFailure(error: unknown, secrets: readonly string[]): RelayFailure {
-  const failure = classify(isPartialStreamError(error) ? error.cause : error);
-  if (isPartialStreamError(error)) {
-    failure.message =
-      `The upstream stream failed after part of the answer was sent: ${failure.message}`;
+  const partial = isPartialStreamError(error);
+  const { failure, what } = classify(partial ? error.cause : error);
+  if (partial) {
+    failure.message = `${
+      capitalise(what)
+    } after part of the answer was sent; send the request again.`;
     failure.code = "incomplete_stream";
   }
   failure.message = redact(failure.message, secrets);
   return failure;
 }
 
-function classify(error: unknown): RelayFailure {
+/**
+ * The failure as sent when the call failed outright, and `what` happened in a few words
+ * (lower case), which a partial failure builds its own sentence from.
+ */
+function classify(error: unknown): { failure: RelayFailure; what: string } {
   if (isAPIStatusError(error)) {
     const upstream = upstreamError(error.body);
+    const what = `the upstream answered HTTP ${error.status}`;
     if (error.status >= 400 && error.status < 500) {
+      const message = upstream.message ?? `${capitalise(what)}; check the request.`;
       return {
-        status: error.status,
-        message: upstream.message ?? `The upstream answered HTTP ${error.status}.`,
-        type: upstream.type ?? "invalid_request_error",
-        code: upstream.code ?? null,
+        what,
+        failure: {
+          status: error.status,
+          message,
+          type: upstream.type ?? "invalid_request_error",
+          code: upstream.code ?? null,
+        },
       };
     }
     return {
-      status: 502,
-      message: `The upstream answered HTTP ${error.status}${
-        upstream.message ? `: ${upstream.message}` : "."
-      }`,
-      type: "upstream_error",
-      code: "upstream_status",
+      what,
+      failure: {
+        status: 502,
+        message: `${capitalise(what)}${quoted(upstream.message ?? "", Infinity)}; try again later.`,
+        type: "upstream_error",
+        code: "upstream_status",
+      },
     };
   }
   if (isTimeoutError(error)) {
+    const what = TIMED_OUT[error.phase].replace("#", String(error.timeoutMs));
     return {
-      status: 504,
-      message: `The upstream timed out (${error.phase}, ${error.timeoutMs} ms).`,
-      type: "upstream_error",
-      code: "upstream_timeout",
+      what,
+      failure: {
+        status: 504,
+        message: `${capitalise(what)}; try again later.`,
+        type: "upstream_error",
+        code: "upstream_timeout",
+      },
     };
   }
   if (isConnectionError(error)) {
     return {
-      status: 502,
-      message: messageOf(error),
-      type: "upstream_error",
-      code: "upstream_connection",
+      what: "the connection to the upstream was lost",
+      failure: {
+        status: 502,
+        message: "The connection to the upstream failed; try again later.",
+        type: "upstream_error",
+        code: "upstream_connection",
+      },
     };
   }
   if (isStreamProtocolError(error)) {
     return {
-      status: 502,
-      message: messageOf(error),
-      type: "upstream_error",
-      code: "upstream_protocol",
+      what: "the upstream's stream turned malformed",
+      failure: {
+        status: 502,
+        message: "The upstream's answer was not a valid event stream; check the relay's " +
+          "upstream configuration (base URL and protocol).",
+        type: "upstream_error",
+        code: "upstream_protocol",
+      },
     };
   }
   if (isUpstreamStreamError(error)) {
+    // No length cap here: a cut would leave half a key that redaction no longer recognises.
+    const what = `the upstream reported an error${quoted(error.providerMessage, Infinity)}`;
     return {
-      status: 502,
-      message: messageOf(error),
-      type: "upstream_error",
-      code: error.errorType ?? "upstream_stream_error",
+      what,
+      failure: {
+        status: 502,
+        message: `${capitalise(what)}; ${
+          error.retryable ? "try again later" : "check the request"
+        }.`,
+        type: "upstream_error",
+        code: error.errorType ?? "upstream_stream_error",
+      },
     };
   }
   if (isInterruptedError(error)) {
     // Only reached when the caller went away; nobody reads this, 499 is what proxies log.
     return {
-      status: 499,
-      message: "The caller closed the request.",
-      type: "client_closed",
-      code: null,
+      what: "the caller closed the request",
+      failure: {
+        status: 499,
+        message: "The caller closed the request.",
+        type: "client_closed",
+        code: null,
+      },
     };
   }
   return {
-    status: 500,
-    message: "The relay failed unexpectedly.",
-    type: "server_error",
-    code: null,
+    what: "the relay failed unexpectedly",
+    failure: {
+      status: 500,
+      message: "The relay failed unexpectedly; try again, and report it if it keeps happening.",
+      type: "server_error",
+      code: null,
+    },
   };
+}
+
+/** `#` stands for the limit in ms. */
+const TIMED_OUT: Record<TimeoutPhase, string> = {
+  headers: "the upstream sent no response within # ms",
+  "first-event": "the upstream sent no data within # ms",
+  idle: "the upstream went silent for # ms",
+  total: "the request used up its # ms time limit",
+};
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function upstreamError(body: unknown): { message?: string; type?: string; code?: string } {
@@ -160,11 +212,6 @@ function upstreamError(body: unknown): { message?: string; type?: string; code?:
   if (typeof code === "string") result.code = code;
   else if (typeof code === "number") result.code = String(code);
   return result;
-}
-
-function messageOf(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.replace(/^stopstream: /, "");
 }
 
 /** A key as providers echo it masked (`sk-proj-****…Ab1c`): its ends are still the key's. */

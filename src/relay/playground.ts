@@ -126,7 +126,7 @@ $("send").addEventListener("click", async () => {
     } else {
       const partial = isPartialStreamError(error);
       status("error", line(partial ? "incomplete answer" : "failed"));
-      log((partial ? "the stream failed after content: " : "error: ") + error.message);
+      log(error.message); // one sentence: what happened and what to do
     }
   } finally {
     $("send").disabled = false;

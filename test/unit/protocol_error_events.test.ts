@@ -64,11 +64,13 @@ describe.each([anthropicWire, responsesWire])("$protocol: event: error", (wire) 
     );
     const error = await streamChat(options(wire, { maxRetries: 0 })).result.catch((e) => e);
     expect(isStreamProtocolError(error)).toBe(false);
-    expect(isUpstreamStreamError(error) && [error.message, error.retryable, error.data]).toEqual([
-      `stopstream: upstream error in stream: ${text}`,
-      retryable,
-      text,
-    ]);
+    expect(isUpstreamStreamError(error) && [error.providerMessage, error.retryable, error.data])
+      .toEqual([text, retryable, text]);
+    expect(error.message).toBe(
+      `stopstream: the provider reported an error ("${text}"); ${
+        retryable ? "try again later" : "check the request"
+      }`,
+    );
     expect(up.count).toBe(1);
   });
 

@@ -202,8 +202,10 @@ describe("openai-responses stream", () => {
       sequence_number: 3,
       error: { code: "server_error", message: "upstream failed" },
     });
-    expect(isUpstreamStreamError(error) && [error.errorType, error.retryable, error.message])
-      .toEqual(["server_error", true, "stopstream: upstream error in stream: upstream failed"]);
+    expect(
+      isUpstreamStreamError(error) && [error.errorType, error.retryable, error.providerMessage],
+    )
+      .toEqual(["server_error", true, "upstream failed"]);
     expect(up.count).toBe(1);
   });
 

@@ -1,0 +1,233 @@
+/**
+ * Errors a person can read: every message is one sentence (one `stopstream:` prefix at most)
+ * saying what happened and what to do; the chain of causes stays in `cause`, never in the text.
+ */
+
+import { describe, expect, test } from "vitest";
+import {
+  APIStatusError,
+  ConnectionError,
+  InterruptedError,
+  PartialStreamError,
+  streamChat,
+  StreamProtocolError,
+  TimeoutError,
+  UpstreamStreamError,
+} from "../../src/index.ts";
+import { describeFailure } from "../../src/relay/errors.ts";
+import type { ChatResult } from "../../src/types.ts";
+import { jsonReply, networkError, sseReply, textReply, useMockUpstream } from "../support/msw.ts";
+import { chunk, sse } from "../support/sse.ts";
+import { options, rejection } from "../support/chat.ts";
+
+const upstream = useMockUpstream();
+
+const PARTIAL: ChatResult = {
+  id: "c",
+  model: "m",
+  content: "Hel",
+  reasoning: "",
+  toolCalls: [],
+  finishReason: "error",
+  attempts: 1,
+};
+
+/** One sentence: one prefix, no sentence break outside the quoted provider text. */
+function expectOneSentence(message: string): void {
+  expect(message.match(/stopstream:/g)?.length ?? 0).toBeLessThanOrEqual(1);
+  const ours = message.replace(/\("[^]*"\)/g, "(…)");
+  expect(ours).not.toMatch(/[.!?] [A-Za-z]/);
+  expect(ours).not.toMatch(/\n/);
+}
+
+describe("the client's errors", () => {
+  test.each<[string, Error, string]>([
+    [
+      "TimeoutError headers",
+      new TimeoutError("headers", 60_000),
+      "stopstream: the server sent no response within 60000 ms (timeouts.headersMs); try again " +
+      "later, or raise the limit",
+    ],
+    [
+      "TimeoutError first-event",
+      new TimeoutError("first-event", 600_000),
+      "stopstream: the server sent no data within 600000 ms of answering " +
+      "(timeouts.firstEventMs); try again later, or raise the limit for slow models",
+    ],
+    [
+      "TimeoutError idle",
+      new TimeoutError("idle", 30_000),
+      "stopstream: the stream went silent for 30000 ms (timeouts.idleMs; keep-alive pings do " +
+      "not count); try again later, or raise the limit",
+    ],
+    [
+      "APIStatusError 401 with the provider's message",
+      new APIStatusError(401, {}, { error: { message: "Incorrect API key provided: sk-…1234." } }),
+      'stopstream: the server answered HTTP 401 ("Incorrect API key provided: sk-…1234"); ' +
+      "check the API key",
+    ],
+    [
+      "APIStatusError 404",
+      new APIStatusError(404, {}, ""),
+      "stopstream: the server answered HTTP 404; check the base URL and the model name",
+    ],
+    [
+      "APIStatusError 502 with an HTML page (which says nothing worth quoting)",
+      new APIStatusError(502, {}, "<html><body><h1>502 Bad Gateway</h1></body></html>"),
+      "stopstream: the server answered HTTP 502; try again later",
+    ],
+    [
+      "APIStatusError 429",
+      new APIStatusError(429, {}, { error: "Rate limit reached" }),
+      'stopstream: the server answered HTTP 429 ("Rate limit reached"); wait and try again, or ' +
+      "check your quota",
+    ],
+    [
+      "UpstreamStreamError, transient, from a relay that prefixed its own message",
+      new UpstreamStreamError("stopstream: Overloaded.\n", {}, "overloaded_error", true),
+      'stopstream: the provider reported an error ("Overloaded"); try again later',
+    ],
+    [
+      "UpstreamStreamError, not transient",
+      new UpstreamStreamError("prompt is too long", {}, "invalid_request_error", false),
+      'stopstream: the provider reported an error ("prompt is too long"); check the request',
+    ],
+  ])("%s", (_, error, message) => {
+    expect(error.message).toBe(message);
+    expectOneSentence(error.message);
+  });
+
+  test.each<[string, unknown, string]>([
+    [
+      "a connection loss",
+      new ConnectionError("stopstream: the connection was lost mid-stream; try again"),
+      "the connection was lost",
+    ],
+    ["an idle timeout", new TimeoutError("idle", 5_000), "the stream went silent for 5000 ms"],
+    [
+      "a provider's error (its text stays in the cause)",
+      new UpstreamStreamError("Overloaded", {}, "overloaded_error", true),
+      "the provider reported an error",
+    ],
+    [
+      "a malformed stream",
+      new StreamProtocolError("stopstream: the server sent a data line that is not JSON (…)"),
+      "the server sent a malformed stream",
+    ],
+    ["a refused continuation", new APIStatusError(400, {}, ""), "the server answered HTTP 400"],
+  ])("PartialStreamError after %s says so in one sentence, without the cause's text", (
+    _,
+    cause,
+    what,
+  ) => {
+    const error = new PartialStreamError(PARTIAL, cause);
+    expect(error.message).toBe(
+      `stopstream: ${what} after part of the answer had arrived; that part is kept, and ` +
+        "sending the request again gets a complete answer",
+    );
+    expect(error.message).not.toContain((cause as Error).message.replace(/^stopstream: /, ""));
+    expect(error.cause).toBe(cause);
+    expectOneSentence(error.message);
+  });
+
+  test("errors from real failures: no chain of causes in the text", async () => {
+    upstream.reply(networkError);
+    const refused = await rejection(streamChat(options({ maxRetries: 0 })).result);
+    expect((refused as Error).message).toBe(
+      "stopstream: the request could not be sent (no connection, DNS, TLS or CORS failure); " +
+        "check the base URL and that the server is reachable",
+    );
+    expect((refused as Error).cause).toBeInstanceOf(Error);
+
+    upstream.reply(sseReply([sse(chunk({ content: "Hel" })), { error: new Error("ECONNRESET") }]));
+    const cut = await rejection(streamChat(options()).result);
+    expect((cut as Error).message).toMatch(/^stopstream: the connection was lost after part/);
+    expect(((cut as Error).cause as Error).message).toBe(
+      "stopstream: the connection was lost mid-stream; try again",
+    );
+
+    upstream.reply(textReply(200, "<!doctype html>\n<title>Sign in</title>", "text/html"));
+    const html = await rejection(streamChat(options()).result);
+    expect((html as Error).message).toBe(
+      'stopstream: the server answered HTTP 200 with text/html instead of an event stream ("' +
+        '<!doctype html> <title>Sign in</title>"); check the base URL and the protocol',
+    );
+
+    upstream.reply(jsonReply(400, { error: { message: "Unknown parameter: 'foo'." } }));
+    const bad = await rejection(streamChat(options()).result);
+    expect((bad as Error).message).toBe(
+      "stopstream: the server answered HTTP 400 (\"Unknown parameter: 'foo'\"); check the request",
+    );
+    for (const error of [refused, cut, html, bad]) expectOneSentence((error as Error).message);
+  });
+
+  test("InterruptedError says who stopped the call", () => {
+    expect(new InterruptedError(new Error("user left")).message).toBe(
+      "stopstream: the call was interrupted by its AbortSignal; nothing more is sent or read",
+    );
+  });
+});
+
+describe("the relay's errors: its own sentence, never the client's chain", () => {
+  test.each<[string, unknown, string, string | null]>([
+    [
+      "a connection failure",
+      new ConnectionError("stopstream: the request could not be sent (…)"),
+      "The connection to the upstream failed; try again later.",
+      "upstream_connection",
+    ],
+    [
+      "an idle timeout",
+      new TimeoutError("idle", 30_000),
+      "The upstream went silent for 30000 ms; try again later.",
+      "upstream_timeout",
+    ],
+    [
+      "a 503 that outlasted the retries",
+      new APIStatusError(503, {}, { error: { message: "Overloaded." } }),
+      'The upstream answered HTTP 503 ("Overloaded"); try again later.',
+      "upstream_status",
+    ],
+    [
+      "a malformed stream (whose snippet stays private)",
+      new StreamProtocolError("stopstream: the server answered HTTP 200 with text/html (…)"),
+      "The upstream's answer was not a valid event stream; check the relay's upstream " +
+      "configuration (base URL and protocol).",
+      "upstream_protocol",
+    ],
+    [
+      "a provider's error",
+      new UpstreamStreamError("Overloaded", {}, "overloaded_error", true),
+      'The upstream reported an error ("Overloaded"); try again later.',
+      "overloaded_error",
+    ],
+    [
+      "a drop after content",
+      new PartialStreamError(PARTIAL, new ConnectionError("stopstream: lost mid-stream")),
+      "The connection to the upstream was lost after part of the answer was sent; send the " +
+      "request again.",
+      "incomplete_stream",
+    ],
+    [
+      "a provider's error after content",
+      new PartialStreamError(PARTIAL, new UpstreamStreamError("Overloaded", {}, undefined, true)),
+      'The upstream reported an error ("Overloaded") after part of the answer was sent; send ' +
+      "the request again.",
+      "incomplete_stream",
+    ],
+  ])("%s", (_, error, message, code) => {
+    const failure = describeFailure(error, []);
+    expect(failure.message).toBe(message);
+    expect(failure.code).toBe(code);
+    expect(failure.message).not.toMatch(/stopstream/);
+  });
+
+  test("4xx answers keep the upstream's own message; keys in it are redacted", () => {
+    const error = new APIStatusError(401, {}, {
+      error: { message: "Incorrect API key provided: sk-live-0123456789." },
+    });
+    expect(describeFailure(error, ["sk-live-0123456789"]).message).toBe(
+      "Incorrect API key provided: [redacted].",
+    );
+  });
+});
