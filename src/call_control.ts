@@ -1,6 +1,7 @@
 /**
  * What the retry loop, the transport and the backoff sleep share to be stoppable: the one
- * error that stopped the call, and the one thing in flight right now.
+ * error that stopped the call, the one thing in flight right now, and how many requests the
+ * call has made (for the `attempts` of an error that stops it).
  *
  * @module
  */
@@ -25,6 +26,8 @@ export class CallControl {
   stopError: Error | undefined = undefined;
   /** The attempt or sleep in flight; each sets itself here and clears itself when done. */
   current: Cancellable | undefined = undefined;
+  /** HTTP requests made so far; the retry loop counts each one before it starts. */
+  attempts = 0;
 
   /** Stops the call: records why, and cancels whatever is in flight. */
   stop(error: Error): void {

@@ -196,6 +196,12 @@ export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
 
   #fail(error: unknown, dropQueued: boolean): void {
     if (this.#ended) return;
+    // Every error that ends a call says how many requests it made; the stop errors (abort,
+    // total timeout, `break`) are created here, outside the retry loop that counts them.
+    const ended = error as { attempts?: number } | null;
+    if (typeof ended === "object" && ended !== null && ended.attempts === undefined) {
+      ended.attempts = this.#control.attempts;
+    }
     this.#settle();
     this.#reject(error);
     if (dropQueued) {

@@ -56,7 +56,6 @@ export async function runCall(
   control: CallControl,
   consumer: AttemptConsumer,
 ): Promise<ChatResult> {
-  let attempts = 0;
   let continuations = 0;
   let lastError: unknown;
   for (let index = 0; index < plan.targets.length; index++) {
@@ -70,7 +69,7 @@ export async function runCall(
       // The signal is checked before any request is built: stop means no further request.
       if (control.stopError !== undefined) throw control.stopError;
       if (plan.signal?.aborted) throw new InterruptedError(plan.signal.reason);
-      attempts++;
+      const attempts = ++control.attempts;
       const acc = new Accumulator(consumer.listening ? consumer : null, previous);
       const attempt = new Attempt(control);
       try {
@@ -113,7 +112,13 @@ export async function runCall(
           }
         } else if (!retryable || exhausted) {
           if (isStreamingRefused(error) && target.protocol.decodeMessage !== undefined) {
-            return await requestWhole(target, control, consumer, ++attempts, plan.maxEventBytes);
+            return await requestWhole(
+              target,
+              control,
+              consumer,
+              ++control.attempts,
+              plan.maxEventBytes,
+            );
           }
           if (retryable || isModelNotFound(error)) break; // on to the next target, if any
           throw withAttempts(error, attempts);
@@ -135,7 +140,7 @@ export async function runCall(
       }
     }
   }
-  throw withAttempts(lastError, attempts);
+  throw withAttempts(lastError, control.attempts);
 }
 
 /** `"return"` resolves with what arrived; `"throw"` (and an impossible continue) rejects. */

@@ -286,6 +286,7 @@ export const cases: readonly ConformanceCase[] = [
       const error = await caught(() => stream.result, "stream.result");
       assertIs(ctx.lib.isInterruptedError, error, "expected InterruptedError");
       assert(error.cause === reason, "InterruptedError.cause should be the signal's reason");
+      assertEqual(error.attempts, 0, "error.attempts");
       assertEqual(counted.calls(), 0, "fetch calls");
       assertEqual(await stats(ctx, id), { requests: 0, cancelled: 0, completed: 0 }, "stats");
     },
@@ -308,6 +309,7 @@ export const cases: readonly ConformanceCase[] = [
         (event) => event.type === "text" && ++texts === 2,
       );
       assertIs(ctx.lib.isInterruptedError, error, "expected InterruptedError");
+      assertEqual(error.attempts, 1, "error.attempts");
       assertEqual(texts, 2, "text events seen (none after the abort)");
       assert(elapsed < 500, `rejection took ${elapsed} ms after abort`);
       const seen = await stats(ctx, id, { cancelled: 1 });
@@ -333,6 +335,7 @@ export const cases: readonly ConformanceCase[] = [
         return true;
       });
       assertIs(ctx.lib.isInterruptedError, error, "expected InterruptedError");
+      assertEqual(error.attempts, 1, "error.attempts");
       // The server asked for 300 ms (Retry-After-Ms, readable cross-origin thanks to CORS).
       assertEqual(delayMs, 300, "retry delay");
       assert(elapsed < 150, `rejection took ${elapsed} ms after abort during a 300 ms backoff`);

@@ -28,6 +28,7 @@ describe("the three motivating scenarios", () => {
     const error = await rejection(result);
     expect(error).toBeInstanceOf(InterruptedError);
     expect((error as Error).message).toMatch(/interrupted/);
+    expect((error as InterruptedError).attempts).toBe(1);
     await upstream.expectNoMoreRequests();
     expect(upstream.count).toBe(1);
   });
@@ -57,8 +58,11 @@ describe("the three motivating scenarios", () => {
     const stream = streamChat(options({ signal: AbortSignal.abort(reason) }));
     const error = await rejection(stream.result);
     expect(error).toBeInstanceOf(InterruptedError);
-    expect((error as Error).message).toMatch(/interrupted/);
+    expect((error as Error).message).toBe(
+      "stopstream: the call was interrupted by its AbortSignal; nothing more is sent or read",
+    );
     expect((error as Error).cause).toBe(reason);
+    expect((error as InterruptedError).attempts).toBe(0);
     await upstream.expectNoMoreRequests();
     expect(upstream.count).toBe(0);
   });
@@ -69,6 +73,7 @@ describe("the three motivating scenarios", () => {
     const { events, error } = await collect(stream);
     expect(events).toEqual([]);
     expect(isInterruptedError(error)).toBe(true);
+    expect((error as InterruptedError).attempts).toBe(0);
     expect(upstream.count).toBe(0);
   });
 
@@ -101,6 +106,7 @@ describe("an abort in each phase rejects at once and makes no further request", 
     const error = (outcome as { rejected: unknown }).rejected;
     expect(error).toBeInstanceOf(InterruptedError);
     expect((error as Error).cause).toBe(reason);
+    expect((error as InterruptedError).attempts).toBe(1);
     // The fetch was aborted: the mock server's request signal fired.
     expect(seen.signal.aborted).toBe(true);
     await upstream.expectNoMoreRequests();
@@ -131,6 +137,7 @@ describe("an abort in each phase rejects at once and makes no further request", 
     expect(texts).toEqual(["Hel"]);
     expect(outcome).toEqual({ rejected: expect.any(InterruptedError) });
     expect(iterationError).toBeInstanceOf(InterruptedError);
+    expect((iterationError as InterruptedError).attempts).toBe(1);
     expect(upstream.requests[0]!.signal.aborted).toBe(true);
     await upstream.expectNoMoreRequests();
     expect(upstream.count).toBe(1);
@@ -148,7 +155,9 @@ describe("an abort in each phase rejects at once and makes no further request", 
     // The client took the first chunk and asked for more: stop now.
     await readOn.promise;
     controller.abort();
-    expect(await settlesNow(result)).toEqual({ rejected: expect.any(InterruptedError) });
+    expect(await settlesNow(result)).toEqual({
+      rejected: expect.objectContaining({ name: "InterruptedError", attempts: 1 }),
+    });
     expect(seen.signal.aborted).toBe(true);
     await upstream.expectNoMoreRequests();
     expect(upstream.count).toBe(1);
@@ -172,6 +181,7 @@ describe("an abort in each phase rejects at once and makes no further request", 
     expect(events.map((e) => e.type)).toEqual(["retry"]);
     expect(events[0]).toMatchObject({ attempt: 2, delayMs: 30_000 });
     expect(error).toBeInstanceOf(InterruptedError);
+    expect((error as InterruptedError).attempts).toBe(1);
     expect(await outcome).toEqual({ rejected: error });
     expect(upstream.count).toBe(1);
   });
@@ -187,8 +197,21 @@ describe("an abort in each phase rejects at once and makes no further request", 
       if (event.type === "retry") controller.abort();
     });
     expect(error).toBeInstanceOf(InterruptedError);
+    expect((error as InterruptedError).attempts).toBe(1);
     await upstream.expectNoMoreRequests(50);
     expect(upstream.count).toBe(1);
+  });
+
+  test("break: the result rejects with InterruptedError that counts the requests made", async () => {
+    upstream.reply(networkError, sseReply([sse(chunk({ content: "Hel" })), { hold: true }]));
+    const stream = streamChat(options({ retry: { initialDelayMs: 1, maxDelayMs: 1 } }));
+    for await (const event of stream) if (event.type === "text") break;
+    const error = await rejection(stream.result);
+    expect(error).toBeInstanceOf(InterruptedError);
+    expect((error as Error).message).toMatch(/stopped iterating/);
+    expect((error as InterruptedError).attempts).toBe(2);
+    expect(upstream.requests[1]!.signal.aborted).toBe(true);
+    expect(upstream.count).toBe(2);
   });
 });
 
@@ -206,7 +229,9 @@ describe("an abort while a response body is being checked", () => {
     const result = streamChat(options({ signal: controller.signal })).result;
     await started.promise;
     controller.abort();
-    expect(await settlesNow(result)).toEqual({ rejected: expect.any(InterruptedError) });
+    expect(await settlesNow(result)).toEqual({
+      rejected: expect.objectContaining({ name: "InterruptedError", attempts: 1 }),
+    });
     expect(upstream.requests[0]!.signal.aborted).toBe(true);
     await upstream.expectNoMoreRequests();
     expect(upstream.count).toBe(1);

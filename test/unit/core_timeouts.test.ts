@@ -140,6 +140,11 @@ describe("timeouts", () => {
     const { error } = await collect(streamChat(options({ timeouts: { totalMs: 30 } })));
     expect(error).toBeInstanceOf(TimeoutError);
     expect((error as TimeoutError).phase).toBe("total");
+    expect((error as TimeoutError).attempts).toBe(1);
+    expect((error as TimeoutError).message).toBe(
+      "stopstream: the call used up its 30 ms time limit (timeouts.totalMs); raise the limit or " +
+        "ask for a shorter answer",
+    );
     expect(Date.now() - started).toBeLessThan(1000);
     expect(upstream.requests[0]!.signal.aborted).toBe(true);
     await upstream.expectNoMoreRequests();
@@ -168,5 +173,6 @@ describe("timeouts", () => {
     else expect([count - 1, count]).toContain(retries);
     await upstream.expectNoMoreRequests();
     expect(upstream.count).toBe(count);
+    expect((error as TimeoutError).attempts).toBe(count);
   });
 });
