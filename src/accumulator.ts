@@ -6,7 +6,14 @@
  * @module
  */
 
-import type { ChatResult, ReasoningDetail, StreamEvent, ToolCall, Usage } from "./types.ts";
+import type {
+  ChatResult,
+  FinishReason,
+  ReasoningDetail,
+  StreamEvent,
+  ToolCall,
+  Usage,
+} from "./types.ts";
 
 /** A signed thinking entry of `reasoningDetails`. */
 export type ThinkingDetail = Extract<ReasoningDetail, { type: "thinking" }>;
@@ -45,7 +52,7 @@ export class Accumulator {
   reasoningDetails: ReasoningDetail[] | undefined = undefined;
   refusal: string | undefined = undefined;
   toolCalls: ToolCall[] = [];
-  finishReason: string | undefined = undefined;
+  finishReason: FinishReason | undefined = undefined;
   providerFinishReason: string | undefined = undefined;
   usage: Usage | undefined = undefined;
   /** Whether this attempt produced text, reasoning or a tool call (so it must not be retried). */
@@ -178,11 +185,11 @@ export class Accumulator {
   }
 
   /**
-   * Records the finish reason: normalised (anything outside the four shared values becomes
+   * Records the finish reason: normalised (anything outside the five shared values becomes
    * `stop`), and the provider's own value when it sent one.
    */
   setFinish(finishReason: string, providerFinishReason?: string): void {
-    this.finishReason = NORMALISED.has(finishReason) ? finishReason : "stop";
+    this.finishReason = NORMALISED.has(finishReason) ? finishReason as FinishReason : "stop";
     if (providerFinishReason !== undefined) this.providerFinishReason = providerFinishReason;
   }
 
@@ -190,8 +197,8 @@ export class Accumulator {
    * Builds the result. A tool call whose non-empty arguments are not valid JSON means the
    * output was cut short, whatever the provider said (a custom tool's input is free text).
    */
-  toResult(attempts: number, fallbackFinish = "stop"): ChatResult {
-    let finishReason = this.finishReason ?? fallbackFinish;
+  toResult(attempts: number): ChatResult {
+    let finishReason: FinishReason = this.finishReason ?? "stop";
     for (const call of this.toolCalls) {
       if (call.type !== "custom" && call.arguments.length > 0 && !isJSON(call.arguments)) {
         finishReason = "length";
@@ -219,7 +226,7 @@ export class Accumulator {
   }
 }
 
-const NORMALISED = new Set(["stop", "length", "tool_calls", "content_filter"]);
+const NORMALISED = new Set<string>(["stop", "length", "tool_calls", "content_filter", "error"]);
 
 function isJSON(text: string): boolean {
   try {

@@ -30,6 +30,7 @@ export type {
   ChatOutput,
   ChatResult,
   Citation,
+  FinishReason,
   PartialPolicy,
   ProtocolName,
   ReasoningDetail,

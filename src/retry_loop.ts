@@ -143,7 +143,11 @@ export async function runCall(
   throw withAttempts(lastError, control.attempts);
 }
 
-/** `"return"` resolves with what arrived; `"throw"` (and an impossible continue) rejects. */
+/**
+ * `"return"` resolves with what arrived; `"throw"` (and an impossible continue) rejects. Either
+ * way the partial result's `finishReason` is `"error"`: the answer was cut off, whatever the
+ * provider had said about it so far (its own word stays in `providerFinishReason`).
+ */
 function partialOutcome(
   plan: CallPlan,
   acc: Accumulator,
@@ -152,7 +156,8 @@ function partialOutcome(
   cause: unknown,
   target: CallTarget,
 ): ChatResult {
-  const partial = acc.toResult(attempts, "length");
+  const partial = acc.toResult(attempts);
+  partial.finishReason = "error";
   partial.target = target.info;
   if (continuations > 0) partial.continuations = continuations;
   if (plan.onPartial === "return") {

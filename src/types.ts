@@ -158,6 +158,19 @@ export type ReasoningDetail =
   | { type: "redacted_thinking"; data: string };
 
 /**
+ * Why an answer ended, normalised across protocols: `stop` (the model finished), `length` (the
+ * token limit cut it, or a tool call's arguments were left unfinished), `tool_calls` (the model
+ * wants tools run), `content_filter` (the provider withheld the rest), `error` (the stream broke
+ * off: a partial result, or a provider that said so itself).
+ *
+ * @example
+ * ```ts
+ * const reason: FinishReason = result.partial ? "error" : result.finishReason;
+ * ```
+ */
+export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "error";
+
+/**
  * The assembled answer of one `streamChat` call.
  *
  * @example
@@ -194,8 +207,11 @@ export interface ChatResult {
   output?: ChatOutput;
   /** Sources the answer cites; absent when there are none. */
   citations?: Citation[];
-  /** Normalised: `stop`, `length`, `tool_calls` or `content_filter` (or the provider's value when unknown). */
-  finishReason: string;
+  /**
+   * Normalised (see {@linkcode FinishReason}); a provider value outside the set counts as
+   * `stop`. Always `error` on a partial result.
+   */
+  finishReason: FinishReason;
   /** The provider's own finish/stop reason, before normalisation. */
   providerFinishReason?: string;
   /** Token usage, when the provider reported it. */
@@ -206,7 +222,10 @@ export interface ChatResult {
   rateLimit?: Record<string, string>;
   /** Set by fallback chains: which target answered. */
   target?: ResultTarget;
-  /** `true` when `onPartial: "return"` resolved a stream that failed after content. */
+  /**
+   * `true` when `onPartial: "return"` resolved a stream that failed after content (its
+   * `finishReason` is then `error`).
+   */
   partial?: boolean;
   /** The failure behind a partial result. */
   error?: Error;

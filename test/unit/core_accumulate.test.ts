@@ -156,6 +156,24 @@ describe("accumulation (recorded streams)", () => {
     expect(result.providerFinishReason).toBe("tool_calls");
   });
 
+  test("a complete stream that says stop with unfinished tool arguments is still length", async () => {
+    const { result } = await run(
+      sse(
+        chunk({
+          tool_calls: [{ index: 0, id: "c1", function: { name: "f", arguments: '{"a":[1,' } }],
+        }),
+      ) +
+        sse(chunk({}, "stop")) + DONE,
+    );
+    expect(result.partial).toBeUndefined();
+    expect([result.finishReason, result.providerFinishReason]).toEqual(["length", "stop"]);
+  });
+
+  test("a provider's own finish reason error is kept (OpenRouter), not turned into stop", async () => {
+    const { result } = await run(sse(chunk({ content: "Hal" }, "error")) + DONE);
+    expect([result.finishReason, result.providerFinishReason]).toEqual(["error", "error"]);
+  });
+
   test("[DONE] without a finish reason means stop", async () => {
     const { result } = await run(sse(chunk({ content: "ok" })) + DONE);
     expect(result.content).toBe("ok");

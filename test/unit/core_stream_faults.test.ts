@@ -22,7 +22,7 @@ describe("stream faults", () => {
     expect(error).toBeInstanceOf(PartialStreamError);
     const partial = (error as PartialStreamError).partial;
     expect(partial.content).toBe("Hello, wor");
-    expect(partial.finishReason).toBe("length");
+    expect(partial.finishReason).toBe("error");
     expect(partial.attempts).toBe(1);
     expect(error.cause).toBeInstanceOf(ConnectionError);
     expect(error.attempts).toBe(1);

@@ -43,7 +43,8 @@ describe.each(WIRES)("$protocol partial stream", (wire) => {
     const run = await collect(streamChat(options(wire)));
     expect(isPartialStreamError(run.error)).toBe(true);
     if (!isPartialStreamError(run.error)) return;
-    expect(run.error.partial).toMatchObject({ content: "Hello, wor", finishReason: "length" });
+    // Cut off: "error", never "length" (which means the token limit was reached).
+    expect(run.error.partial).toMatchObject({ content: "Hello, wor", finishReason: "error" });
     expect(run.error.attempts).toBe(1);
     expect(up.count).toBe(1);
   });
@@ -55,6 +56,7 @@ describe.each(WIRES)("$protocol partial stream", (wire) => {
     expect(run.result).toMatchObject({
       content: "Hello, wor",
       partial: true,
+      finishReason: "error",
       attempts: 1,
       target: { index: 0, baseURL: BASE, protocol: wire.protocol },
     });
@@ -77,6 +79,11 @@ describe.each(WIRES)("$protocol partial stream", (wire) => {
     );
     const run = await collect(streamChat(options(wire, { onPartial: "continue" })));
     expect(isPartialStreamError(run.error)).toBe(true);
+    // Unfinished tool arguments in a cut-off stream: the stream broke, so "error", not "length".
+    if (isPartialStreamError(run.error)) {
+      expect(run.error.partial.toolCalls[0]?.arguments).toBe('{"q":');
+      expect(run.error.partial.finishReason).toBe("error");
+    }
     expect(up.count).toBe(1);
   });
 
@@ -218,7 +225,11 @@ describe("'continue' asks for the rest", () => {
     );
     expect(isPartialStreamError(run.error)).toBe(true);
     if (isPartialStreamError(run.error)) {
-      expect(run.error.partial).toMatchObject({ content: "part1 part2 ", continuations: 1 });
+      expect(run.error.partial).toMatchObject({
+        content: "part1 part2 ",
+        continuations: 1,
+        finishReason: "error",
+      });
     }
     expect(run.text).toBe("part1 part2 ");
     expect(up.count).toBe(2);

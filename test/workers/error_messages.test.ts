@@ -66,6 +66,7 @@ describe("relay error sentences", () => {
       "stopstream: the provider reported an error after part of the answer had arrived; that " +
         "part is kept, and sending the request again gets a complete answer",
     );
+    expect(error.partial.finishReason).toBe("error");
     expect(isUpstreamStreamError(error.cause) && error.cause.providerMessage).toBe(
       "The connection to the upstream was lost after part of the answer was sent; send the " +
         "request again.",
