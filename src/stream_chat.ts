@@ -5,9 +5,10 @@
  */
 
 import { ChatStream } from "./chat_stream.ts";
+import { rejectUnknownKeys } from "./option_keys.ts";
 import { getProtocol } from "./protocols/registry.ts";
 import type { CallPlan, CallTarget } from "./retry_loop.ts";
-import type { PartialPolicy, StreamChatOptions } from "./types.ts";
+import type { PartialPolicy, RetryOptions, StreamChatOptions, Timeouts } from "./types.ts";
 
 const DEFAULTS = {
   maxRetries: 2,
@@ -21,6 +22,32 @@ const DEFAULTS = {
 } as const;
 
 const POLICIES: readonly PartialPolicy[] = ["throw", "return", "continue"];
+
+/** Every option name; `satisfies` makes a new option in `types.ts` a compile error here. */
+const OPTIONS = {
+  baseURL: true,
+  apiKey: true,
+  headers: true,
+  body: true,
+  protocol: true,
+  signal: true,
+  maxRetries: true,
+  retry: {
+    initialDelayMs: true,
+    maxDelayMs: true,
+    maxRetryAfterMs: true,
+  } satisfies Record<keyof RetryOptions, true>,
+  timeouts: {
+    headersMs: true,
+    firstEventMs: true,
+    idleMs: true,
+    totalMs: true,
+  } satisfies Record<keyof Timeouts, true>,
+  fetch: true,
+  maxEventBytes: true,
+  fallbacks: true,
+  onPartial: true,
+} as const satisfies Record<keyof StreamChatOptions, unknown>;
 
 /**
  * Streams one chat answer. Nothing is sent until you iterate the returned stream or await its
@@ -47,6 +74,7 @@ export function streamChat(options: StreamChatOptions): ChatStream {
   if (options === null || typeof options !== "object") {
     throw new TypeError(`stopstream: streamChat expects an options object, got ${options}`);
   }
+  rejectUnknownKeys(options, OPTIONS, "");
   const { signal, fallbacks = [], onPartial = "throw" } = options;
   if (signal !== undefined && !(typeof signal === "object" && "aborted" in signal)) {
     throw new TypeError("stopstream: `signal` must be an AbortSignal");
@@ -147,6 +175,7 @@ function mergeFallback(
   if (entry === null || typeof entry !== "object") {
     throw new TypeError(`stopstream: \`fallbacks[${i}]\` must be an object`);
   }
+  rejectUnknownKeys(entry, OPTIONS, `fallbacks[${i}].`);
   for (const key of ["signal", "fallbacks", "onPartial"] as const) {
     if (entry[key] !== undefined) {
       throw new TypeError(
