@@ -6,6 +6,7 @@
  */
 
 import { parseArgs } from "node:util";
+import { closestName } from "../option_keys.ts";
 import type { ProtocolName } from "../types.ts";
 
 /** The wire protocols the `--protocol` flag accepts. */
@@ -41,10 +42,12 @@ export interface ChatArgs {
   /** `x-demo-fault` spec sent to the demo model (`--demo-fault`), e.g. `attempt1=status:503`. */
   demoFault: string | undefined;
   help: boolean;
+  version: boolean;
 }
 
 /**
- * A command-line mistake: the CLI prints the message and the usage, and exits 64 (EX_USAGE).
+ * A command-line mistake: the CLI prints the message on one line, pointing at `--help`, and
+ * exits 64 (EX_USAGE).
  *
  * @example
  * ```ts
@@ -75,6 +78,7 @@ Options:
   --demo               use the built-in demo model on a loopback port (no account, no network)
   --demo-fault SPEC    with --demo: faults to inject, e.g. attempt1=status:503 or drop-after=5
   -h, --help           show this help
+  -v, --version        print the version
 
 Exit status: 0 done, 1 failed, 2 failed after partial output, 64 bad usage,
 78 no API key, 130 interrupted.`;
@@ -84,6 +88,10 @@ export const MAIN_USAGE = `Usage: stopstream <command> [options]
 
 Commands:
   chat [prompt...]   stream one answer from an LLM API (stopstream chat --help)
+
+Options:
+  -h, --help         show this help
+  -v, --version      print the version
 
 Try it with no account: stopstream chat --demo "hello"`;
 
@@ -102,11 +110,13 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
  */
 export function parseChatArgs(argv: readonly string[]): ChatArgs {
   rejectKeyFlags(argv);
+  checkFlags(argv);
   let parsed: ReturnType<typeof parseFlags>;
   try {
     parsed = parseFlags(argv);
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    // checkFlags has said what is wrong in every case we know of; this is the safety net.
+    throw new UsageError(String((error as Error).message).split("\n")[0]!);
   }
   const { values, positionals } = parsed;
   const protocol = values.protocol ?? "openai-chat";
@@ -138,7 +148,8 @@ export function parseChatArgs(argv: readonly string[]): ChatArgs {
     throw new UsageError("--demo-fault only works with --demo");
   }
   const help = values.help ?? false;
-  if (!demo && !help && values.model === undefined) {
+  const version = values.version ?? false;
+  if (!demo && !help && !version && values.model === undefined) {
     throw new UsageError("--model is required (for example --model gpt-4o-mini), or use --demo");
   }
   return {
@@ -159,30 +170,64 @@ export function parseChatArgs(argv: readonly string[]): ChatArgs {
     demo,
     demoFault: values["demo-fault"],
     help,
+    version,
   };
 }
 
+const FLAGS = {
+  "base-url": { type: "string" },
+  "model": { type: "string" },
+  "protocol": { type: "string" },
+  "api-key-env": { type: "string" },
+  "system": { type: "string" },
+  "max-retries": { type: "string" },
+  "idle-timeout": { type: "string" },
+  "json": { type: "boolean" },
+  // Node 20's parseArgs has no `allowNegative`, so the negation is a flag of its own.
+  "no-reasoning": { type: "boolean" },
+  "demo": { type: "boolean" },
+  "demo-fault": { type: "string" },
+  "help": { type: "boolean", short: "h" },
+  "version": { type: "boolean", short: "v" },
+} as const;
+
 function parseFlags(argv: readonly string[]) {
-  return parseArgs({
+  return parseArgs({ args: [...argv], strict: true, allowPositionals: true, options: FLAGS });
+}
+
+/**
+ * Says what is wrong with a flag in our own words, one line: Node's strict parser would say it
+ * in several, with advice about `--` that does not fit a typo.
+ */
+function checkFlags(argv: readonly string[]): void {
+  const { tokens } = parseArgs({
     args: [...argv],
-    strict: true,
+    strict: false,
     allowPositionals: true,
-    options: {
-      "base-url": { type: "string" },
-      "model": { type: "string" },
-      "protocol": { type: "string" },
-      "api-key-env": { type: "string" },
-      "system": { type: "string" },
-      "max-retries": { type: "string" },
-      "idle-timeout": { type: "string" },
-      "json": { type: "boolean" },
-      // Node 20's parseArgs has no `allowNegative`, so the negation is a flag of its own.
-      "no-reasoning": { type: "boolean" },
-      "demo": { type: "boolean" },
-      "demo-fault": { type: "string" },
-      "help": { type: "boolean", short: "h" },
-    },
+    tokens: true,
+    options: FLAGS,
   });
+  for (const token of tokens) {
+    if (token.kind !== "option") continue;
+    const flag = token.rawName;
+    const spec = (FLAGS as Record<string, { type: string }>)[token.name];
+    if (spec === undefined) {
+      const near = closestName(token.name, Object.keys(FLAGS));
+      throw new UsageError(`unknown option ${flag}${near ? `; did you mean --${near}?` : ""}`);
+    }
+    if (spec.type === "boolean" && token.value !== undefined) {
+      throw new UsageError(`${flag} takes no value`);
+    }
+    if (spec.type === "string" && token.value === undefined) {
+      throw new UsageError(`${flag} needs a value`);
+    }
+    if (spec.type === "string" && !token.inlineValue && token.value?.startsWith("-")) {
+      throw new UsageError(
+        `${flag} needs a value, not the option ${token.value} (write ${flag}=${token.value} ` +
+          "for a value that starts with -)",
+      );
+    }
+  }
 }
 
 /** Keys in argv end up in shell history and `ps`: refuse them before parsing can echo them. */

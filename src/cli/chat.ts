@@ -18,6 +18,7 @@ import { type Output, Renderer } from "./render.ts";
 import { buildBody, defaultBaseURL, defaultKeyEnv } from "./request.ts";
 import { startDemo } from "./demo.ts";
 import type { LoopbackServer } from "./serve.ts";
+import { Transcript } from "./transcript.ts";
 
 /**
  * Exit statuses of the CLI (64 and 78 follow BSD `sysexits.h`; 130 is 128 + SIGINT).
@@ -72,14 +73,16 @@ export async function runChat(args: ChatArgs, io: ChatIO): Promise<number> {
   let prompt = args.prompt;
   if (prompt === undefined) {
     if (io.stdinIsTTY) {
-      say("no prompt: pass it as an argument or pipe it on stdin\n(see stopstream chat --help)");
+      say("no prompt: pass it as an argument or pipe it on stdin (see stopstream chat --help)");
       return EXIT.usage;
     }
     try {
       prompt = (await io.readStdin()).trim();
     } catch (error) {
-      if (io.signal.aborted) return EXIT.interrupted;
-      throw error;
+      if (!io.signal.aborted) throw error;
+      // Nothing was sent; with --json the caller still gets its one JSON object.
+      if (args.json) io.stdout.write(`${new Transcript().interruptedJSON(error)}\n`);
+      return EXIT.interrupted;
     }
     if (prompt === "") {
       say("the prompt on stdin is empty");
@@ -151,10 +154,12 @@ async function stream(
     return EXIT.usage;
   }
   view.start();
+  const transcript = new Transcript();
   try {
     let result: ChatResult | undefined;
     for await (const event of chat) {
       view.event(event);
+      if (args.json) transcript.event(event);
       if (event.type === "finish") result = event.result;
     }
     result ??= await chat.result;
@@ -164,6 +169,7 @@ async function stream(
   } catch (error) {
     if (isInterruptedError(error) || io.signal.aborted) {
       view.interrupted();
+      if (args.json) io.stdout.write(`${transcript.interruptedJSON(error)}\n`);
       return EXIT.interrupted;
     }
     if (isPartialStreamError(error)) {

@@ -7,6 +7,7 @@
 
 import {
   type ChatResult,
+  type FinishReason,
   isAPIStatusError,
   isConnectionError,
   isStreamProtocolError,
@@ -28,7 +29,8 @@ export function formatSeconds(ms: number): string {
 }
 
 /**
- * A short, human description of why an attempt failed.
+ * A short, human description of why an attempt failed, for a status line ("…, retrying in
+ * 1.2 s"). The error that ends the call is shown as its own `message` instead.
  *
  * @example
  * ```ts
@@ -61,13 +63,36 @@ export function describeFailure(error: unknown): string {
     return detail === undefined ? what : `${what}: ${detail.replace(/\.$/, "")}`;
   }
   if (isUpstreamStreamError(error)) {
-    return `upstream error: ${
-      error.message.replace(/^stopstream: upstream error in stream: /, "")
-    }`;
+    return `upstream error: ${error.providerMessage.replace(/\.$/, "")}`;
   }
-  if (isStreamProtocolError(error)) return `unexpected response: ${stripPrefix(error)}`;
-  return error instanceof Error ? stripPrefix(error) : String(error);
+  if (isStreamProtocolError(error)) return "unexpected response";
+  return error instanceof Error ? error.message.replace(/^stopstream: /, "") : String(error);
 }
+
+/**
+ * The line shown when a call ends in an error: the error's own sentence (one `stopstream:`
+ * prefix), and how many requests were made when there was more than one.
+ *
+ * @example
+ * ```ts
+ * failureLine(new TimeoutError("total", 5000));
+ * // "stopstream: the call used up its 5000 ms time limit (timeouts.totalMs); …"
+ * ```
+ */
+export function failureLine(error: unknown): string {
+  const sentence = error instanceof Error ? error.message : `stopstream: ${String(error)}`;
+  const attempts = (error as { attempts?: unknown } | null)?.attempts;
+  return typeof attempts === "number" && attempts > 1
+    ? `${sentence} (gave up after ${attempts} attempts)`
+    : sentence;
+}
+
+/** How a finished answer ended, when that is not simply the model being done. */
+const FINISH_NOTES: Partial<Record<FinishReason, string>> = {
+  length: "cut at the token limit",
+  content_filter: "withheld by the content filter",
+  error: "cut off by an error",
+};
 
 /**
  * The status line shown when the client backs off before another attempt.
@@ -102,6 +127,8 @@ export interface SummaryFacts {
   firstTokenMs: number | undefined;
   usage: Usage | undefined;
   attempts: number;
+  /** Named at the end when it is `length`, `content_filter` or `error`. */
+  finishReason?: FinishReason;
 }
 
 /**
@@ -122,7 +149,9 @@ export function summaryLine(facts: SummaryFacts): string {
     ? "token usage not reported"
     : `${facts.usage.inputTokens} in / ${facts.usage.outputTokens} out tokens`;
   const attempts = `${facts.attempts} attempt${facts.attempts === 1 ? "" : "s"}`;
-  return `${first} · ${tokens} · ${attempts} · ${formatSeconds(facts.elapsedMs)} total`;
+  const note = facts.finishReason === undefined ? undefined : FINISH_NOTES[facts.finishReason];
+  return `${first} · ${tokens} · ${attempts} · ${formatSeconds(facts.elapsedMs)} total` +
+    (note === undefined ? "" : ` · ${note}`);
 }
 
 /**
@@ -163,8 +192,4 @@ function providerMessage(body: unknown): string | undefined {
   if (typeof error === "string") return error;
   const message = (error as { message?: unknown } | null | undefined)?.message;
   return typeof message === "string" ? message : undefined;
-}
-
-function stripPrefix(error: Error): string {
-  return error.message.replace(/^stopstream: /, "");
 }

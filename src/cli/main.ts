@@ -42,7 +42,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     return EXIT.ok;
   }
   if (command !== "chat") {
-    process.stderr.write(`stopstream: unknown command "${command}"\n\n${MAIN_USAGE}\n`);
+    const what = command.startsWith("-") ? "option" : "command";
+    process.stderr.write(`stopstream: unknown ${what} ${command} (see stopstream --help)\n`);
     return EXIT.usage;
   }
   let args: ReturnType<typeof parseChatArgs>;
@@ -50,11 +51,16 @@ export async function main(argv: readonly string[]): Promise<number> {
     args = parseChatArgs(rest);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`stopstream chat: ${error.message}\n\n${CHAT_USAGE}\n`);
+    // One line: the mistake, and where the usage is. Reprinting it buries the mistake.
+    process.stderr.write(`stopstream: ${error.message} (see stopstream chat --help)\n`);
     return EXIT.usage;
   }
   if (args.help) {
     process.stdout.write(`${CHAT_USAGE}\n`);
+    return EXIT.ok;
+  }
+  if (args.version) {
+    process.stdout.write(`${version()}\n`);
     return EXIT.ok;
   }
   const controller = new AbortController();

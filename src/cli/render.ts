@@ -6,8 +6,15 @@
  * @module
  */
 
-import type { ChatResult, PartialStreamError, StreamEvent, Usage } from "../index.ts";
-import { describeFailure, formatSeconds, retryLine, stripControls, summaryLine } from "./format.ts";
+import type { ChatResult, FinishReason, PartialStreamError, StreamEvent, Usage } from "../index.ts";
+import {
+  describeFailure,
+  failureLine,
+  formatSeconds,
+  retryLine,
+  stripControls,
+  summaryLine,
+} from "./format.ts";
 
 /**
  * A place to write to: `process.stdout`, `process.stderr`, or a test double.
@@ -144,7 +151,7 @@ export class Renderer {
     this.#attempts = result.attempts;
     this.#usage = result.usage ?? this.#usage;
     this.#end();
-    this.#line(this.#summary(), DIM);
+    this.#line(this.#summary(result.finishReason), DIM);
   }
 
   /** The stream failed after output: say so, keeping what was printed. */
@@ -153,11 +160,7 @@ export class Renderer {
     this.#usage = error.partial.usage ?? this.#usage;
     this.#end();
     const kept = this.#o.showText ? this.#textChars : error.partial.content.length;
-    this.#line(
-      `stream failed after partial output (${kept} characters kept): ` +
-        describeFailure(error.cause),
-      RED,
-    );
+    this.#line(`${error.message} (${kept} characters kept)`, RED);
     this.#line(this.#summary(), DIM);
   }
 
@@ -168,14 +171,10 @@ export class Renderer {
     this.#line(`interrupted after ${elapsed} (${this.#textChars} characters kept)`, YELLOW);
   }
 
-  /** The call failed before any output. */
+  /** The call failed before any output: the error's own sentence. */
   failed(error: unknown): void {
     this.#end();
-    const attempts = (error as { attempts?: unknown } | null)?.attempts;
-    const after = typeof attempts === "number" && attempts > 1
-      ? ` (after ${attempts} attempts)`
-      : "";
-    this.#line(`error: ${describeFailure(error)}${after}`, RED);
+    this.#line(failureLine(error), RED);
   }
 
   /** Stops the spinner timer; safe to call more than once. */
@@ -246,8 +245,9 @@ export class Renderer {
     }
   }
 
-  #summary(): string {
+  #summary(finishReason?: FinishReason): string {
     return summaryLine({
+      ...(finishReason === undefined ? {} : { finishReason }),
       elapsedMs: this.#now() - this.#startedAt,
       firstTokenMs: this.#firstTokenAt === undefined
         ? undefined

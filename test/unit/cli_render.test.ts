@@ -1,9 +1,20 @@
 import { describe, expect, test } from "vitest";
 import { parseChatArgs, parseDuration, UsageError } from "../../src/cli/args.ts";
-import { describeFailure, retryLine, stripControls, summaryLine } from "../../src/cli/format.ts";
+import {
+  describeFailure,
+  failureLine,
+  retryLine,
+  stripControls,
+  summaryLine,
+} from "../../src/cli/format.ts";
 import { type Output, Renderer, type RenderOptions } from "../../src/cli/render.ts";
 import { buildBody } from "../../src/cli/request.ts";
-import { APIStatusError, ConnectionError, TimeoutError } from "../../src/index.ts";
+import {
+  APIStatusError,
+  ConnectionError,
+  TimeoutError,
+  UpstreamStreamError,
+} from "../../src/index.ts";
 
 // The CLI's pure parts, without a process: flags, words, and what reaches each stream.
 
@@ -60,9 +71,25 @@ describe("stopstream chat flags", () => {
     [["--demo-fault", "status=503", "--model", "m", "x"], "only works with --demo"],
     [["x"], "--model is required"],
     [["--token", "abc", "x"], "not accepted as flags"],
+    // Parse errors in our own words, one line each (Node's own span three, with a stray quote).
+    [["--demo", "--bogus", "x"], /^unknown option --bogus$/],
+    [["--demo", "--modle", "m", "x"], /^unknown option --modle; did you mean --model\?$/],
+    [["--demo", "-x"], /^unknown option -x$/],
+    [["--demo", "--model"], /^--model needs a value$/],
+    [["--demo", "--json=yes"], /^--json takes no value$/],
+    [
+      ["--model", "--json", "x"],
+      /^--model needs a value, not the option --json \(write --model=--json/,
+    ],
   ])("%j is a usage error", (argv, message) => {
     expect(() => parseChatArgs(argv)).toThrow(UsageError);
     expect(() => parseChatArgs(argv)).toThrow(message);
+  });
+
+  test("-v and --version ask for the version, --help for the usage, without a model", () => {
+    expect(parseChatArgs(["--version"])).toMatchObject({ version: true, help: false });
+    expect(parseChatArgs(["-v"]).version).toBe(true);
+    expect(parseChatArgs(["-h"])).toMatchObject({ help: true, version: false });
   });
 
   test("builds each protocol's request body", () => {
@@ -91,6 +118,28 @@ describe("stopstream chat words", () => {
     expect(describeFailure(overloaded)).toBe("server error (HTTP 503): Overloaded");
     expect(describeFailure(new APIStatusError(429, {}, ""))).toBe("rate limited (HTTP 429)");
     expect(describeFailure(new TimeoutError("idle", 30_000))).toBe("stream stalled for 30.0 s");
+    const upstreamError = new UpstreamStreamError("Overloaded.", {}, "overloaded_error", true);
+    expect(describeFailure(upstreamError)).toBe("upstream error: Overloaded");
+  });
+
+  test("the error that ends a call is shown as its own sentence, with the attempts it took", () => {
+    const error = new APIStatusError(503, {}, { error: { message: "Overloaded." } });
+    expect(failureLine(error)).toBe(
+      'stopstream: the server answered HTTP 503 ("Overloaded"); try again later',
+    );
+    error.attempts = 3;
+    expect(failureLine(error)).toBe(
+      'stopstream: the server answered HTTP 503 ("Overloaded"); try again later ' +
+        "(gave up after 3 attempts)",
+    );
+  });
+
+  test("the summary says when an answer did not simply end: token limit, filter, error", () => {
+    const facts = { elapsedMs: 1000, firstTokenMs: 100, usage: undefined, attempts: 1 };
+    expect(summaryLine({ ...facts, finishReason: "stop" })).not.toMatch(/cut|withheld/);
+    expect(summaryLine({ ...facts, finishReason: "length" })).toMatch(/ · cut at the token limit$/);
+    expect(summaryLine({ ...facts, finishReason: "content_filter" })).toMatch(/content filter$/);
+    expect(summaryLine({ ...facts, finishReason: "error" })).toMatch(/ · cut off by an error$/);
   });
 
   test("the summary names time to first token, tokens in/out and attempts", () => {
@@ -150,10 +199,11 @@ describe("Renderer", () => {
     view.start();
     view.event({ type: "text", text: "Hello" });
     view.event({ type: "retry", attempt: 2, delayMs: 500, error: new ConnectionError("x") });
-    view.failed(new ConnectionError("x"));
+    view.failed(new ConnectionError("stopstream: the connection was lost mid-stream; try again"));
     expect(stdout.text).toBe("");
     expect(stderr.text).toBe(
-      "connection dropped, retrying in 0.5 s (attempt 2/3)\nerror: connection dropped\n",
+      "connection dropped, retrying in 0.5 s (attempt 2/3)\n" +
+        "stopstream: the connection was lost mid-stream; try again\n",
     );
   });
 });
