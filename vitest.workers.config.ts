@@ -27,8 +27,12 @@ export default defineConfig({
   test: {
     // Which files: scripts/test-runners.mjs (also what `npm test -- <file>` routes by).
     include: includeOf("test:workers"),
-    // The loopback fault server for the conformance suite (test/workers/conformance.test.ts).
-    globalSetup: ["./test/workers/fault_server.global.ts"],
+    // The loopback fault server for the conformance suite (test/workers/conformance.test.ts),
+    // and a filter for workerd's log of the connections that suite cuts on purpose.
+    globalSetup: [
+      "./test/workers/quiet_workerd.global.ts",
+      "./test/workers/fault_server.global.ts",
+    ],
     testTimeout: 15_000,
   },
 });

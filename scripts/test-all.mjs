@@ -57,13 +57,22 @@ const STEPS = [
   },
   { script: "test:pack", what: "npm pack → publint, attw, install, import, tsc" },
   { script: "test:jsr", what: "deno check + deno publish --dry-run (LICENSE, README included)" },
-  { script: "test:deploy", what: "wrangler deploy --dry-run: the Worker bundles" },
+  {
+    script: "test:deploy",
+    what: "wrangler deploy --dry-run: the Worker bundles",
+    // Warnings and errors only: no banner, update notice, build line or bindings table.
+    env: { WRANGLER_LOG: "warn", WRANGLER_SEND_METRICS: "false" },
+  },
 ];
 
-function runStep(script, args = []) {
+function runStep(script, args = [], env = {}) {
   return new Promise((resolve) => {
     const argv = ["run", "--silent", script, ...(args.length > 0 ? ["--", ...args] : [])];
-    const child = spawn("npm", argv, { cwd: root, stdio: "inherit" });
+    const child = spawn("npm", argv, {
+      cwd: root,
+      stdio: "inherit",
+      env: { ...process.env, ...env },
+    });
     child.on("error", () => resolve(1));
     child.on("close", (code, signal) => resolve(signal === null ? code : 1));
   });
@@ -118,10 +127,10 @@ if (argv.length > 0) await runSelected(argv);
 rmSync(`${root}${REPORTS}`, { recursive: true, force: true });
 mkdirSync(`${root}${REPORTS}`, { recursive: true });
 const results = [];
-for (const { script, what, args } of STEPS) {
+for (const { script, what, args, env } of STEPS) {
   console.log(`\n━━━ npm run ${script} — ${what}`);
   const started = performance.now();
-  const code = await runStep(script, args);
+  const code = await runStep(script, args, env);
   const seconds = (performance.now() - started) / 1000;
   let status = code === 0 ? "pass" : "fail";
   if (script === "test:browser" && !hasChromium && code === 0) status = "skipped";

@@ -54,6 +54,21 @@ export interface FaultHandler {
   reset(): void;
 }
 
+/**
+ * Whether `error` is the demo's deliberate `drop-after` fault (the error its response body is
+ * errored with, in src/demo/stream.ts): a server that logs body errors may keep quiet about
+ * this one, which tests provoke on purpose, and still log anything else.
+ *
+ * @example
+ * ```ts
+ * Deno.serve({ onError: (e) => (isDemoDrop(e) || console.error(e), new Response(null, { status: 500 })) }, handler);
+ * ```
+ */
+export function isDemoDrop(error: unknown): boolean {
+  return error instanceof Error &&
+    /^demo upstream dropped the connection after \d+ words$/.test(error.message);
+}
+
 const ROUTE = /^\/t\/([^/]+)(?:\/f\/([^/]*))?\/v1\/chat\/completions$/;
 const STATS_ROUTE = /^\/t\/([^/]+)\/stats$/;
 const FIELDS = ["requests", "cancelled", "completed"] as const;

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { parseDemoFaults } from "../../src/demo/upstream.ts";
+import { isDemoDrop } from "../support/fault_handler.ts";
 import {
   chatRequest,
   counted,
@@ -84,6 +85,8 @@ describe("demo upstream faults", () => {
   test("drop-after errors the body after N words with no finish chunk or [DONE]", async () => {
     const { text, error } = await readBody((await demo().call("drop-after=5")).body!);
     expect(String(error)).toMatch(/dropped the connection after 5 words/);
+    // What the Deno conformance server keeps quiet about: it must recognise this error.
+    expect(isDemoDrop(error)).toBe(true);
     const chunks = jsonChunks(parseRaw(text));
     expect(chunks).toHaveLength(5);
     expect(chunks.some((chunk) => chunk.choices[0].finish_reason !== null)).toBe(false);
