@@ -10,6 +10,12 @@
  * @module
  */
 
+import {
+  partialMessage,
+  statusMessage,
+  timeoutMessage,
+  upstreamMessage,
+} from "./error_messages.ts";
 import type { ChatResult } from "./types.ts";
 
 const BRAND: unique symbol = Symbol.for("stopstream.error") as never;
@@ -130,7 +136,7 @@ export class TimeoutError extends StopstreamError {
 
   /** Built by the watchdog or the total timer when `phase`'s limit ran out. */
   constructor(phase: TimeoutPhase, timeoutMs: number) {
-    super(`stopstream: ${TIMEOUT_TEXT[phase].replace("#", String(timeoutMs))}`);
+    super(timeoutMessage(phase, timeoutMs));
     this.phase = phase;
     this.timeoutMs = timeoutMs;
   }
@@ -175,11 +181,7 @@ export class UpstreamStreamError extends StopstreamError {
 
   /** Built by a protocol from the provider's in-stream error; `message` is the provider's own. */
   constructor(message: string, data: unknown, errorType: string | undefined, retryable: boolean) {
-    super(
-      `stopstream: the provider reported an error${quoted(message)}; ${
-        retryable ? "try again later" : "check the request"
-      }`,
-    );
+    super(upstreamMessage(message, retryable));
     this.providerMessage = message;
     this.data = data;
     this.errorType = errorType;
@@ -204,84 +206,9 @@ export class PartialStreamError extends StopstreamError {
 
   /** `cause` is the failure that cut the stream. */
   constructor(partial: ChatResult, cause: unknown) {
-    super(
-      `stopstream: ${whatBroke(cause)} after part of the answer had arrived; that part is ` +
-        "kept, and sending the request again gets a complete answer",
-      { cause },
-    );
+    super(partialMessage(cause), { cause });
     this.partial = partial;
   }
-}
-
-/** `#` stands for the limit in ms; each names the option that sets it. */
-const TIMEOUT_TEXT: Record<TimeoutPhase, string> = {
-  headers: "the server sent no response within # ms (timeouts.headersMs); try again later, " +
-    "or raise the limit",
-  "first-event": "the server sent no data within # ms of answering (timeouts.firstEventMs); " +
-    "try again later, or raise the limit for slow models",
-  idle: "the stream went silent for # ms (timeouts.idleMs; keep-alive pings do not count); " +
-    "try again later, or raise the limit",
-  total: "the call used up its # ms time limit (timeouts.totalMs); raise the limit or ask for " +
-    "a shorter answer",
-};
-
-function statusMessage(status: number, body: unknown): string {
-  const said = quoted(bodyMessage(body));
-  if (status < 400) {
-    return `stopstream: the server reported an error in an HTTP ${status} answer${said}; see the error's \`body\``;
-  }
-  return `stopstream: the server answered HTTP ${status}${said}; ${statusAdvice(status)}`;
-}
-
-function statusAdvice(status: number): string {
-  if (status === 401) return "check the API key";
-  if (status === 403) return "check that the key may use this model and endpoint";
-  if (status === 404) return "check the base URL and the model name";
-  if (status === 413) return "send a smaller request";
-  if (status === 429) return "wait and try again, or check your quota";
-  if (status === 408 || status === 409 || status >= 500) return "try again later";
-  return "check the request";
-}
-
-function bodyMessage(body: unknown): string {
-  if (typeof body === "string") return /^\s*</.test(body) ? "" : body; // an HTML page says nothing
-  const error = (body as { error?: { message?: unknown } | string } | null)?.error;
-  if (typeof error === "string") return error;
-  if (error && typeof error.message === "string") return error.message;
-  return "";
-}
-
-/**
- * Someone else's words (a provider's error message) inside one of our sentences: on one line,
- * without a trailing period or a `stopstream:` prefix of its own, cut after `cap` characters,
- * in parentheses with a leading space; empty text adds nothing.
- *
- * @example
- * ```ts
- * `the provider reported an error${quoted("Overloaded.\n")}`; // 'the provider reported an error ("Overloaded")'
- * ```
- */
-export function quoted(text: string, cap = 200): string {
-  let said = text.replace(/\s+/g, " ").replace(/^ ?(stopstream: )+/, "").replace(/[ .]+$/, "");
-  if (said.length > cap) said = `${said.slice(0, cap)}…`;
-  return said === "" ? "" : ` ("${said}")`;
-}
-
-/** What broke a stream, in a few words: the start of a {@linkcode PartialStreamError}'s sentence. */
-function whatBroke(cause: unknown): string {
-  if (hasName(cause, "ConnectionError")) return "the connection was lost";
-  if (hasName(cause, "UpstreamStreamError")) return "the provider reported an error";
-  if (hasName(cause, "StreamProtocolError")) return "the server sent a malformed stream";
-  if (hasName(cause, "APIStatusError")) {
-    return `the server answered HTTP ${(cause as APIStatusError).status}`;
-  }
-  if (hasName(cause, "TimeoutError")) {
-    const { phase, timeoutMs } = cause as TimeoutError;
-    return phase === "idle"
-      ? `the stream went silent for ${timeoutMs} ms`
-      : `the ${phase} timeout (${timeoutMs} ms) fired`;
-  }
-  return "the stream failed";
 }
 
 function hasName(value: unknown, name: string): boolean {

@@ -12,9 +12,9 @@ import {
   isStreamProtocolError,
   isTimeoutError,
   isUpstreamStreamError,
-  quoted,
   type TimeoutPhase,
 } from "../errors.ts";
+import { quoted } from "../error_messages.ts";
 
 /**
  * The `error` object of OpenAI's error shape, plus the HTTP status it is sent with.

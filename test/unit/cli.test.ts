@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parseDemoRequest, planDemoReply } from "../../src/demo/reply.ts";
 import { createFaultHandler } from "../support/fault_handler.ts";
 import { type NodeServer, startNodeServer } from "../support/node_server.ts";
-import { ensureBuilt, spawnCli } from "./cli_helpers.ts";
+import { ensureBuilt, spawnCli, startChunkCounter } from "./cli_helpers.ts";
 
 // `stopstream chat` as users run it: `node bin/stopstream.mjs` in a child process (pipes, so
 // not a TTY), against the loopback fault server.
@@ -188,21 +188,7 @@ describe("stopstream chat: Ctrl-C", () => {
     // --json shows nothing until the end, so the server says when the answer is well under way:
     // 30 chunks written at 10 ms a word leave the client ample time to have read the first.
     const { id } = route();
-    let chunks = 0;
-    let isFlowing!: () => void;
-    const flowing = new Promise<void>((resolve) => (isFlowing = resolve));
-    const counting = await startNodeServer(async (request) => {
-      const response = await faults.handler(request);
-      const counted = response.body!.pipeThrough(
-        new TransformStream({
-          transform(chunk, controller) {
-            if (++chunks === 30) isFlowing();
-            controller.enqueue(chunk);
-          },
-        }),
-      );
-      return new Response(counted, response);
-    });
+    const { server: counting, flowing } = await startChunkCounter(faults.handler, 30);
     const spec = encodeURIComponent("words=2000,word-delay=10,reasoning=2");
     const baseURL = `${counting.url}/t/${id}/f/${spec}/v1`;
     const run = spawnCli(["chat", "--json", "--base-url", baseURL, "--model", "demo", "hi"]);

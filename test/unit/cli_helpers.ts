@@ -10,6 +10,7 @@ import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { type NodeServer, startNodeServer } from "../support/node_server.ts";
 
 /** The repository root. */
 export const ROOT: string = fileURLToPath(new URL("../..", import.meta.url));
@@ -157,4 +158,37 @@ export function spawnCli(
       check();
     });
   return { child, stdoutChunks: () => chunks, waitFor, exited };
+}
+
+/**
+ * A loopback server in front of `handler` whose `flowing` resolves once `chunks` body chunks
+ * have been handed to the socket: how a test knows an answer is under way when the CLI shows
+ * nothing until the end (`--json`).
+ *
+ * @example
+ * ```ts
+ * const { server, flowing } = await startChunkCounter(faults.handler, 30);
+ * ```
+ */
+export async function startChunkCounter(
+  handler: (request: Request) => Promise<Response>,
+  chunks: number,
+): Promise<{ server: NodeServer; flowing: Promise<void> }> {
+  let seen = 0;
+  let isFlowing!: () => void;
+  const flowing = new Promise<void>((resolve) => (isFlowing = resolve));
+  const server = await startNodeServer(async (request) => {
+    const response = await handler(request);
+    if (response.body === null) return response;
+    const counted = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          if (++seen === chunks) isFlowing();
+          controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(counted, response);
+  });
+  return { server, flowing };
 }

@@ -1,0 +1,137 @@
+/**
+ * The wording of stopstream's errors: one sentence each, for a person, saying what happened and
+ * what to do, with one `stopstream:` prefix and no chain of causes (that stays in `cause`).
+ * Pure string building; `errors.ts` holds the classes and their fields.
+ *
+ * @module
+ */
+
+import type { TimeoutPhase } from "./errors.ts";
+
+/** `#` stands for the limit in ms; each names the option that sets it. */
+const TIMEOUT_TEXT: Record<TimeoutPhase, string> = {
+  headers: "the server sent no response within # ms (timeouts.headersMs); try again later, " +
+    "or raise the limit",
+  "first-event": "the server sent no data within # ms of answering (timeouts.firstEventMs); " +
+    "try again later, or raise the limit for slow models",
+  idle: "the stream went silent for # ms (timeouts.idleMs; keep-alive pings do not count); " +
+    "try again later, or raise the limit",
+  total: "the call used up its # ms time limit (timeouts.totalMs); raise the limit or ask for " +
+    "a shorter answer",
+};
+
+/**
+ * A `TimeoutError`'s sentence.
+ *
+ * @example
+ * ```ts
+ * timeoutMessage("total", 5000); // "stopstream: the call used up its 5000 ms time limit (timeouts.totalMs); …"
+ * ```
+ */
+export function timeoutMessage(phase: TimeoutPhase, timeoutMs: number): string {
+  return `stopstream: ${TIMEOUT_TEXT[phase].replace("#", String(timeoutMs))}`;
+}
+
+/**
+ * An `APIStatusError`'s sentence: the status, the provider's message quoted once, the advice.
+ *
+ * @example
+ * ```ts
+ * statusMessage(401, { error: { message: "Bad key." } }); // 'stopstream: the server answered HTTP 401 ("Bad key"); check the API key'
+ * ```
+ */
+export function statusMessage(status: number, body: unknown): string {
+  const said = quoted(bodyMessage(body));
+  if (status < 400) {
+    return `stopstream: the server reported an error in an HTTP ${status} answer${said}; ` +
+      "see the error's `body`";
+  }
+  return `stopstream: the server answered HTTP ${status}${said}; ${statusAdvice(status)}`;
+}
+
+/**
+ * An `UpstreamStreamError`'s sentence.
+ *
+ * @example
+ * ```ts
+ * upstreamMessage("Overloaded", true); // 'stopstream: the provider reported an error ("Overloaded"); try again later'
+ * ```
+ */
+export function upstreamMessage(providerMessage: string, retryable: boolean): string {
+  return `stopstream: the provider reported an error${quoted(providerMessage)}; ${
+    retryable ? "try again later" : "check the request"
+  }`;
+}
+
+/**
+ * A `PartialStreamError`'s sentence: what broke, in a few words, never the cause's own text.
+ *
+ * @example
+ * ```ts
+ * partialMessage(new ConnectionError("…")); // "stopstream: the connection was lost after part of the answer had arrived; …"
+ * ```
+ */
+export function partialMessage(cause: unknown): string {
+  return `stopstream: ${whatBroke(cause)} after part of the answer had arrived; that part is ` +
+    "kept, and sending the request again gets a complete answer";
+}
+
+function statusAdvice(status: number): string {
+  if (status === 401) return "check the API key";
+  if (status === 403) return "check that the key may use this model and endpoint";
+  if (status === 404) return "check the base URL and the model name";
+  if (status === 413) return "send a smaller request";
+  if (status === 429) return "wait and try again, or check your quota";
+  if (status === 408 || status === 409 || status >= 500) return "try again later";
+  return "check the request";
+}
+
+function bodyMessage(body: unknown): string {
+  if (typeof body === "string") return /^\s*</.test(body) ? "" : body; // an HTML page says nothing
+  const error = (body as { error?: { message?: unknown } | string } | null)?.error;
+  if (typeof error === "string") return error;
+  if (error && typeof error.message === "string") return error.message;
+  return "";
+}
+
+/**
+ * Someone else's words (a provider's error message) inside one of our sentences: on one line,
+ * without a trailing period or a `stopstream:` prefix of its own, cut after `cap` characters,
+ * in parentheses with a leading space; empty text adds nothing.
+ *
+ * @example
+ * ```ts
+ * `the provider reported an error${quoted("Overloaded.\n")}`; // 'the provider reported an error ("Overloaded")'
+ * ```
+ */
+export function quoted(text: string, cap = 200): string {
+  let said = text.replace(/\s+/g, " ").replace(/^ ?(stopstream: )+/, "").replace(/[ .]+$/, "");
+  if (said.length > cap) said = `${said.slice(0, cap)}…`;
+  return said === "" ? "" : ` ("${said}")`;
+}
+
+/** What broke a stream, in a few words, from its error's class and fields. */
+function whatBroke(cause: unknown): string {
+  const { name, status, phase, timeoutMs } = (cause ?? {}) as {
+    name?: unknown;
+    status?: number;
+    phase?: TimeoutPhase;
+    timeoutMs?: number;
+  };
+  switch (name) {
+    case "ConnectionError":
+      return "the connection was lost";
+    case "UpstreamStreamError":
+      return "the provider reported an error";
+    case "StreamProtocolError":
+      return "the server sent a malformed stream";
+    case "APIStatusError":
+      return `the server answered HTTP ${status}`;
+    case "TimeoutError":
+      return phase === "idle"
+        ? `the stream went silent for ${timeoutMs} ms`
+        : `the ${phase} timeout (${timeoutMs} ms) fired`;
+    default:
+      return "the stream failed";
+  }
+}
