@@ -61,6 +61,8 @@ export class Accumulator {
   lastKind: "text" | "reasoning" | "tool" | undefined = undefined;
   /** Text this attempt inherited from the attempts it continues (`onPartial: "continue"`). */
   continuedFrom = 0;
+  /** How many times this answer's stream was resumed on a new connection (resume.ts). */
+  resumes = 0;
   /** `null` when nobody iterates: then no event object is ever allocated. */
   readonly sink: EventSink | null;
   /** Set by the protocol decoder: assembles `result.output` at the end. */
@@ -85,6 +87,7 @@ export class Accumulator {
       }
       this.refusal = previous.refusal;
       this.continuedFrom = previous.content.length;
+      this.resumes = previous.resumes;
     }
   }
 
@@ -221,6 +224,7 @@ export class Accumulator {
       result.providerFinishReason = this.providerFinishReason;
     }
     if (this.usage !== undefined) result.usage = this.usage;
+    if (this.resumes > 0) result.resumes = this.resumes;
     if (this.output !== undefined) this.output.build(this, result);
     return result;
   }

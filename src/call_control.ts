@@ -28,6 +28,8 @@ export class CallControl {
   current: Cancellable | undefined = undefined;
   /** HTTP requests made so far; the retry loop counts each one before it starts. */
   attempts = 0;
+  /** A stream the server keeps running for this call (resume.ts): a stop reaches it too. */
+  remote: Cancellable | undefined = undefined;
 
   /** Stops the call: records why, and cancels whatever is in flight. */
   stop(error: Error): void {
@@ -36,5 +38,8 @@ export class CallControl {
     const current = this.current;
     this.current = undefined;
     if (current !== undefined) current.cancel(error);
+    const remote = this.remote;
+    this.remote = undefined;
+    if (remote !== undefined) remote.cancel(error);
   }
 }

@@ -13,6 +13,7 @@ import type { Protocol, ProtocolRequest } from "./protocols/protocol.ts";
 import { backoffDelay, type BackoffOptions, isRetryable } from "./retry_policy.ts";
 import { sleep } from "./sleep.ts";
 import { pickRateLimit } from "./response.ts";
+import { Resumption } from "./resume.ts";
 import { Attempt, type AttemptConsumer } from "./transport.ts";
 import type { ChatResult, PartialPolicy, ResultTarget } from "./types.ts";
 import type { AttemptTimeouts } from "./watchdog.ts";
@@ -65,22 +66,24 @@ export async function runCall(
     }
     let request = target.request;
     let previous: Accumulator | undefined; // set while continuing a cut-off answer
+    const stream = new Resumption(target, control); // a stream the server keeps running
     for (let retry = 0;; retry++) {
       // The signal is checked before any request is built: stop means no further request.
       if (control.stopError !== undefined) throw control.stopError;
       if (plan.signal?.aborted) throw new InterruptedError(plan.signal.reason);
       const attempts = ++control.attempts;
-      const acc = new Accumulator(consumer.listening ? consumer : null, previous);
+      const acc = stream.acc ?? new Accumulator(consumer.listening ? consumer : null, previous);
       const attempt = new Attempt(control);
       try {
         const headers = await attempt.run(
           {
             fetch: target.fetch,
-            request,
+            request: stream.request() ?? request,
             protocol: target.protocol,
             timeouts: target.timeouts,
             maxEventBytes: plan.maxEventBytes,
             attempt: attempts,
+            stream,
           },
           acc,
           consumer,
@@ -91,13 +94,18 @@ export async function runCall(
         if (rateLimit !== undefined) result.rateLimit = rateLimit;
         if (continuations > 0) result.continuations = continuations;
         return result;
-      } catch (error) {
+      } catch (caught) {
         // A stop wins over whatever the attempt saw while being torn down.
         if (control.stopError !== undefined) throw control.stopError;
+        const exhausted = retry >= target.maxRetries;
+        // A dropped or stalled stream the server keeps running goes on where it broke off: no
+        // output repeated, so content delivered does not matter (resume.ts).
+        const resumeAfter = stream.resumeAfter(caught, exhausted);
+        const fresh = resumeAfter === undefined;
+        const error = fresh ? stream.failure(caught) : caught;
         lastError = error;
         const retryable = isRetryable(error);
-        const exhausted = retry >= target.maxRetries;
-        if (acc.delivered || previous !== undefined) {
+        if (fresh && (acc.delivered || previous !== undefined)) {
           // Content reached the caller: retrying the same request would repeat it.
           const canContinue = plan.onPartial === "continue" && retryable && !exhausted &&
             acc.toolCalls.length === 0 && acc.lastKind !== "reasoning" &&
@@ -110,7 +118,7 @@ export async function runCall(
             previous = acc;
             request = target.rebuild(target.protocol.continuationBody!(target.body, acc.content));
           }
-        } else if (!retryable || exhausted) {
+        } else if (fresh && (!retryable || exhausted)) {
           if (isStreamingRefused(error) && target.protocol.decodeMessage !== undefined) {
             return await requestWhole(
               target,
@@ -126,15 +134,18 @@ export async function runCall(
         const delayMs = backoffDelay(error, retry + 1, target.backoff);
         // Sleeping past the total deadline would only delay the same failure.
         if (delayMs === undefined || Date.now() + delayMs >= plan.deadline) {
-          if (previous !== undefined) {
-            return partialOutcome(plan, previous, attempts, continuations, error, target);
+          const kept = !fresh && (acc.delivered || previous !== undefined) ? acc : previous;
+          if (kept !== undefined) {
+            return partialOutcome(plan, kept, attempts, continuations, error, target);
           }
           // Another target may answer now, within what is left of the total.
           if (index + 1 < plan.targets.length) break;
           throw withAttempts(error, attempts);
         }
         if (consumer.listening) {
-          consumer.push({ type: "retry", attempt: attempts + 1, delayMs, error: error as Error });
+          const next = { attempt: attempts + 1, delayMs, error: error as Error };
+          if (fresh) consumer.push({ type: "retry", ...next });
+          else consumer.push({ type: "resume", lastEventId: resumeAfter, ...next });
         }
         await sleep(delayMs, control);
       }

@@ -18,8 +18,14 @@ export class SseFeed {
   terminal = false;
   /** Count of progress events, compared per chunk to feed the watchdog. */
   progress = 0;
+  /** Events decoded, on every connection this feed read (a resumed stream goes on counting). */
+  events = 0;
+  /** The `id:` of the last event decoded, `undefined` when it had none: where a resume starts. */
+  lastEventId: string | undefined = undefined;
   #maxEventBytes: number;
   #parser;
+  /** Set by {@linkcode SseFeed.reconnect}: sees the first event of the new connection. */
+  #checkFirst: ((message: EventSourceMessage) => void) | undefined = undefined;
 
   constructor(decoder: StreamDecoder, maxEventBytes: number) {
     this.decoder = decoder;
@@ -55,12 +61,30 @@ export class SseFeed {
     }
   }
 
+  /**
+   * Goes on reading the same stream from a new connection: an event half-received on the old
+   * one is dropped (the server sends it again whole), and `checkFirst`, when given, sees the
+   * first event of the new connection before it is decoded (and throws to refuse it).
+   */
+  reconnect(checkFirst?: (message: EventSourceMessage) => void): void {
+    this.#parser.reset();
+    this.#checkFirst = checkFirst;
+  }
+
   #onEvent(message: EventSourceMessage): void {
     if (this.terminal) return;
     // The parser's cap only sees what it buffers between chunks: an event that arrives whole
     // in one chunk is dispatched without being measured.
     if (message.data.length > this.#maxEventBytes) throw oversized(this.#maxEventBytes);
+    if (this.#checkFirst !== undefined) {
+      const check = this.#checkFirst;
+      this.#checkFirst = undefined;
+      check(message);
+    }
     const outcome = this.decoder.onEvent(message.event, message.data);
+    // Recorded once the decoder has taken the event: a resume starts after what was processed.
+    this.events++;
+    this.lastEventId = message.id;
     if (outcome === EVENT_TERMINAL) this.terminal = true;
     else if (outcome !== EVENT_KEEPALIVE) this.progress++;
   }

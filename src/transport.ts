@@ -19,14 +19,31 @@ const ERROR_BODY_CAP = 64 * 1024;
 const STREAM: TextDecodeOptions = { stream: true };
 const noop = (): void => {};
 
+/** A request without a body: a `GET` that resumes a stream (see resume.ts). */
+export interface StreamRequest {
+  method: "GET";
+  url: string;
+  headers: Headers;
+}
+
 /** What the retry loop hands to one attempt. */
 export interface AttemptSetup {
   fetch: typeof fetch;
-  request: ProtocolRequest;
+  request: ProtocolRequest | StreamRequest;
   protocol: Protocol;
   timeouts: AttemptTimeouts;
   maxEventBytes: number;
   attempt: number;
+  /** A stream that may go on over another connection (resume.ts). */
+  stream?: AttemptStream | undefined;
+}
+
+/** The attempt's side of a resumable stream (implemented in resume.ts). */
+export interface AttemptStream {
+  /** The feed a resumed connection goes on with, or `undefined` for a new stream. */
+  readonly feed: SseFeed | undefined;
+  /** A response is a stream and its body is about to be read into `feed`. */
+  opened(headers: Record<string, string>, feed: SseFeed, acc: Accumulator): void;
 }
 
 /** The consumer side, for events and backpressure. */
@@ -95,7 +112,11 @@ export class Attempt implements Cancellable {
         consumer.push({ type: "open", attempt: setup.attempt, status: response.status, headers });
       }
       watchdog.arm("first-event");
-      await this.#read(response.body!, setup, acc, consumer, watchdog);
+      const stream = setup.stream;
+      const feed = stream?.feed ??
+        new SseFeed(setup.protocol.createDecoder(acc), setup.maxEventBytes);
+      stream?.opened(headers, feed, acc);
+      await this.#read(response.body!, feed, consumer, watchdog);
       return headers;
     } finally {
       watchdog.stop();
@@ -105,10 +126,14 @@ export class Attempt implements Cancellable {
 
   async #send(setup: AttemptSetup): Promise<Response> {
     const fetchFn = setup.fetch; // called unbound: browsers reject fetch with a foreign `this`
-    const { url, headers, body } = setup.request;
+    const request = setup.request;
+    const { url, headers } = request;
+    const signal = this.#abort.signal;
     let response: Response;
     try {
-      const sent = fetchFn(url, { method: "POST", headers, body, signal: this.#abort.signal });
+      const sent = "method" in request
+        ? fetchFn(url, { method: request.method, headers, signal })
+        : fetchFn(url, { method: "POST", headers, body: request.body, signal });
       // A fetch that ignores its signal must not hold a stop or a timeout hostage; if it
       // answers after all, its body is released.
       sent.then((late) => {
@@ -229,15 +254,13 @@ export class Attempt implements Cancellable {
 
   async #read(
     body: ReadableStream<Uint8Array>,
-    setup: AttemptSetup,
-    acc: Accumulator,
+    feed: SseFeed,
     consumer: AttemptConsumer,
     watchdog: Watchdog,
   ): Promise<void> {
     const reader = body.getReader();
     this.#reader = reader;
     if (this.failure !== undefined) reader.cancel(this.failure).catch(noop);
-    const feed = new SseFeed(setup.protocol.createDecoder(acc), setup.maxEventBytes);
     const text = new TextDecoder();
     let finished = false;
     try {

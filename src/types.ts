@@ -233,6 +233,12 @@ export interface ChatResult {
   continuations?: number;
   /** `false` when the provider refused streaming and the answer came from one non-streaming request. */
   streamed?: boolean;
+  /**
+   * How many times the answer was resumed after its connection dropped or stalled (one per
+   * `resume` event): a stream the server keeps running (the stopstream relay's resumable
+   * streams, OpenAI Responses background mode) continues where it broke off.
+   */
+  resumes?: number;
 }
 
 /**
@@ -259,6 +265,7 @@ export type StreamEvent =
   }
   | { type: "tool-call-delta"; index: number; argumentsDelta: string }
   | { type: "retry"; attempt: number; delayMs: number; error: Error }
+  | { type: "resume"; lastEventId: string; attempt: number; delayMs: number; error: Error }
   | { type: "fallback"; index: number; error: Error }
   | { type: "usage"; usage: Usage }
   | { type: "finish"; result: ChatResult };

@@ -36,6 +36,8 @@ class ResponsesDecoder implements StreamDecoder {
   #textItem: unknown = -1;
   #reasoningItem: unknown = -1;
   #refusalItem: unknown = -1;
+  /** `sequence_number` of the last event: background mode resumes after it. */
+  cursor: unknown = undefined;
 
   constructor(acc: Accumulator) {
     this.#acc = acc;
@@ -48,6 +50,7 @@ class ResponsesDecoder implements StreamDecoder {
     if (event === "error") throw responsesError(errorEventPayload(data));
     const message = parseEventData(data);
     const acc = this.#acc;
+    this.cursor = message.sequence_number;
     switch (message.type ?? event) {
       case "response.output_text.delta":
         if (typeof message.delta === "string") {

@@ -46,6 +46,11 @@ export interface StreamDecoder {
   onEvent(event: string | undefined, data: string): EventOutcome;
   /** Whether a body that ends now (without the terminal event) is nevertheless complete. */
   endedCleanly(): boolean;
+  /**
+   * Where the last decoded event stands in the provider's own numbering (the Responses API's
+   * `sequence_number`), as sent: a stream the provider keeps running resumes after it.
+   */
+  readonly cursor?: unknown;
 }
 
 /**

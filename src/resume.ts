@@ -1,0 +1,236 @@
+/**
+ * Resumable streams. When the server keeps a stream running after the connection to it drops,
+ * a drop or a stall goes on with the same answer over a new connection instead of failing it,
+ * and a stop cancels the stream on the server. Two servers keep one:
+ *
+ * - the stopstream relay, when a response carries `x-stopstream-stream-id` and its events carry
+ *   `id:`: resumed with `GET {baseURL}/streams/{id}` and `Last-Event-ID`, cancelled with
+ *   `POST {baseURL}/streams/{id}/cancel`;
+ * - OpenAI Responses background mode (`body.background: true`): resumed with
+ *   `GET {baseURL}/responses/{id}?stream=true&starting_after={sequence_number}`, cancelled with
+ *   `POST {baseURL}/responses/{id}/cancel`.
+ *
+ * A resume is not a new answer: the new connection feeds the same decoder and accumulator, so
+ * tool-call slots and open blocks carry over. Its first event must be the one right after the
+ * last event processed (both servers number events with consecutive integers); a server that
+ * ignored the position and replays from the start, a gap, or an event without a number ends
+ * the call as a stream that could not be resumed: never a duplicate, never a gap.
+ *
+ * @module
+ */
+
+import type { EventSourceMessage } from "eventsource-parser";
+import type { Accumulator } from "./accumulator.ts";
+import type { CallControl, Cancellable } from "./call_control.ts";
+import {
+  isAPIStatusError,
+  isInterruptedError,
+  isUpstreamStreamError,
+  StreamProtocolError,
+} from "./errors.ts";
+import { joinURL } from "./protocols/request.ts";
+import type { CallTarget } from "./retry_loop.ts";
+import { isRetryable } from "./retry_policy.ts";
+import type { SseFeed } from "./sse_feed.ts";
+import type { AttemptStream, StreamRequest } from "./transport.ts";
+
+/** The response header of a resumable relay stream; its value is the stream id. */
+export const STREAM_ID_HEADER = "x-stopstream-stream-id";
+/** A cancel is sent on the way out and nobody waits for it; this bounds how long it may run. */
+const CANCEL_TIMEOUT_MS = 5_000;
+/** An event id the client can check the next connection against: a safe decimal integer. */
+const EVENT_NUMBER = /^(?:0|[1-9]\d{0,14})$/;
+const noop = (): void => {};
+
+/**
+ * The resumable side of one target's stream: learns from the first response whether the
+ * server keeps the stream, turns a drop into a resume (the loop decides when), checks that
+ * the new connection goes on exactly where the old one stopped, and cancels the stream on the
+ * server when the caller stops.
+ *
+ * @example
+ * ```ts
+ * const resumption = new Resumption(target, control);
+ * const after = resumption.resumeAfter(error, exhausted); // "12": resume after event 12
+ * const error2 = after === undefined ? resumption.failure(error) : error;
+ * ```
+ */
+export class Resumption implements AttemptStream, Cancellable {
+  #target: CallTarget;
+  #control: CallControl;
+  /** OpenAI Responses background mode; otherwise a relay stream, when a response says so. */
+  #background: boolean;
+  /** The relay's stream id, once a response carried one. */
+  #streamId: string | undefined = undefined;
+  /** The stream being read and the answer it builds, once a response opened one. */
+  #feed: SseFeed | undefined = undefined;
+  #acc: Accumulator | undefined = undefined;
+  /** Whether the current connection got as far as its body (a cut, not a failed resume). */
+  #open = false;
+  /** While resuming: the event the next connection starts after (`""`: from the start). */
+  #after: string | undefined = undefined;
+  /** The failure that cut the stream: the call's failure when it cannot be resumed after all. */
+  #cut: unknown = undefined;
+
+  constructor(target: CallTarget, control: CallControl) {
+    this.#target = target;
+    this.#control = control;
+    this.#background = target.protocol.name === "openai-responses" &&
+      target.body.background === true;
+  }
+
+  /** The answer the next attempt goes on with, while resuming. */
+  get acc(): Accumulator | undefined {
+    return this.#after === undefined ? undefined : this.#acc;
+  }
+
+  /** The feed the next connection goes on with, while resuming. */
+  get feed(): SseFeed | undefined {
+    return this.#after === undefined ? undefined : this.#feed;
+  }
+
+  /** The next attempt's request while resuming: a `GET` for the rest of the stream. */
+  request(): StreamRequest | undefined {
+    const after = this.#after;
+    if (after === undefined) return undefined;
+    const headers = this.#headers("text/event-stream");
+    if (this.#background) {
+      const query = `?stream=true&starting_after=${after}`;
+      return { method: "GET", url: this.#url("responses", this.#acc!.id, query), headers };
+    }
+    if (after !== "") headers.set("last-event-id", after);
+    return { method: "GET", url: this.#url("streams", this.#streamId!, ""), headers };
+  }
+
+  /** A response is a stream: a new one (is it resumable?) or the rest of this one. */
+  opened(headers: Record<string, string>, feed: SseFeed, acc: Accumulator): void {
+    this.#open = true;
+    if (this.#after !== undefined) {
+      feed.reconnect(this.#expectNext(this.#after));
+      return;
+    }
+    this.#feed = feed;
+    this.#acc = acc;
+    const id = this.#background ? undefined : headers[STREAM_ID_HEADER];
+    this.#streamId = id === "" ? undefined : id;
+    if (this.#background || this.#streamId !== undefined) this.#control.remote = this;
+  }
+
+  /**
+   * After a failed attempt: the event to resume after (`""`: the start) when the stream can go
+   * on over a new connection, else `undefined` (then call {@linkcode Resumption.failure}).
+   */
+  resumeAfter(error: unknown, exhausted: boolean): string | undefined {
+    const feed = this.#feed;
+    if (feed === undefined || exhausted) return undefined;
+    // A drop, a stall, a passing failure of a resume. An error the stream itself reported is
+    // stored on the server with it: resuming would only replay it.
+    if (!isRetryable(error) || isUpstreamStreamError(error)) return undefined;
+    const after = this.#position(feed);
+    if (after === undefined) return undefined;
+    if (this.#open || this.#cut === undefined) this.#cut = error;
+    this.#open = false;
+    this.#after = after;
+    this.#acc!.resumes++;
+    return after;
+  }
+
+  /**
+   * After a failed attempt that is not resumed: ends this stream and returns the error the
+   * call goes on with. A resume that found the stream gone (404, 410) fails as the cut did.
+   */
+  failure(error: unknown): unknown {
+    const gone = this.#after !== undefined && isAPIStatusError(error) &&
+      (error.status === 404 || error.status === 410);
+    const cut = this.#cut;
+    this.#feed = undefined;
+    this.#acc = undefined;
+    this.#streamId = undefined;
+    this.#after = undefined;
+    this.#cut = undefined;
+    this.#open = false;
+    if (this.#control.remote === this) this.#control.remote = undefined;
+    return gone ? cut : error;
+  }
+
+  /** The caller stopped (`CallControl.stop`, once): cancels the stream on the server, unawaited. */
+  cancel(reason: Error): void {
+    // Only the caller's stop ends the answer on the server. When the client gives up by itself
+    // (the total timeout), the answer stays there for whoever resumes it.
+    if (!isInterruptedError(reason) || this.#feed === undefined) return;
+    const id = this.#background ? this.#acc!.id : this.#streamId;
+    if (id === undefined || id === "") return; // no response.created yet: nothing to name
+    const url = this.#url(this.#background ? "responses" : "streams", id, "/cancel");
+    const init: RequestInit = {
+      method: "POST",
+      headers: this.#headers("application/json"),
+      signal: AbortSignal.timeout(CANCEL_TIMEOUT_MS),
+    };
+    try {
+      const fetchFn = this.#target.fetch; // called unbound, as in the transport
+      fetchFn(url, init).then((response) => response.body?.cancel(), noop).catch(noop);
+    } catch {
+      // A fetch that throws at once: the cancel is best effort.
+    }
+  }
+
+  /** Where the stream stands after what was processed, if the next connection can prove it. */
+  #position(feed: SseFeed): string | undefined {
+    if (this.#background) {
+      // The response id arrives with `response.created`; before it there is nothing to name.
+      const cursor = feed.decoder.cursor;
+      const numbered = Number.isSafeInteger(cursor) && (cursor as number) >= 0;
+      return this.#acc!.id !== "" && numbered ? String(cursor) : undefined;
+    }
+    if (this.#streamId === undefined) return undefined;
+    if (feed.events === 0) return "";
+    const id = feed.lastEventId;
+    return id !== undefined && EVENT_NUMBER.test(id) ? id : undefined;
+  }
+
+  /** The check of a resumed connection's first event: the one right after `after`. */
+  #expectNext(after: string): ((message: EventSourceMessage) => void) | undefined {
+    if (after === "") return undefined;
+    const next = Number(after) + 1;
+    if (this.#background) {
+      return (message) => {
+        // An `event: error` with plain text is the server's report, not a repeat.
+        if (message.event === "error") return;
+        const got = sequenceNumber(message.data);
+        if (got !== next) throw notNext(after, got);
+      };
+    }
+    const expected = String(next);
+    return (message) => {
+      if (message.id !== expected) throw notNext(after, message.id);
+    };
+  }
+
+  /** Request headers for a resume or a cancel: the original ones (keys included), no body. */
+  #headers(accept: string): Headers {
+    const headers = new Headers(this.#target.request.headers);
+    headers.delete("content-type");
+    headers.set("accept", accept);
+    return headers;
+  }
+
+  #url(collection: "streams" | "responses", id: string, rest: string): string {
+    return joinURL(this.#target.info.baseURL, `/${collection}/${encodeURIComponent(id)}${rest}`);
+  }
+}
+
+function sequenceNumber(data: string): unknown {
+  try {
+    return (JSON.parse(data) as { sequence_number?: unknown } | null)?.sequence_number;
+  } catch {
+    return undefined;
+  }
+}
+
+function notNext(after: string, got: unknown): StreamProtocolError {
+  return new StreamProtocolError(
+    `stopstream: the resumed stream does not go on right after event ${after} (its first ` +
+      `event is ${got === undefined ? "unnumbered" : got}): it would repeat or skip output, ` +
+      "so it was not read",
+  );
+}
