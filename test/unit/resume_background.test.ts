@@ -1,0 +1,205 @@
+import { afterEach, describe, expect, test } from "vitest";
+import {
+  ConnectionError,
+  InterruptedError,
+  PartialStreamError,
+  StreamProtocolError,
+  TimeoutError,
+} from "../../src/errors.ts";
+import { streamChat } from "../../src/stream_chat.ts";
+import type { ChatResult, StreamChatOptions, StreamEvent } from "../../src/types.ts";
+import {
+  type Connection,
+  type ResumableServer,
+  sseBlocks,
+  startResumableServer,
+} from "../support/resumable_server.ts";
+import { collect, delay, ofType, settlesNow } from "../support/sse.ts";
+import { fixture } from "./protocol_replay.ts";
+
+// OpenAI Responses background mode against a loopback imitation: a response created with
+// `background: true` keeps running when the connection drops, and
+// `GET /responses/{id}?stream=true&starting_after=<sequence_number>` streams the rest.
+
+/** Recorded Responses streams: two function calls, and a text answer in three deltas. */
+const TOOLS = sseBlocks(fixture("responses_tools.sse"));
+const TEXT = sseBlocks(fixture("responses_text.sse"));
+/** The id `response.created` gives each recorded response. */
+const TEXT_ID = "resp_67c9fdcecf488190bdd9a0409de3a1ec07b8b0ad4e5eb654";
+const TOOLS_ID = "resp_682d514e268c8191a89c38ea318446200f2610a7ec781a4f";
+const KEY = "sk-background-test";
+const BODY = { model: "gpt-4.1", input: "Weather in Oslo and Kyiv?", background: true };
+
+let servers: ResumableServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.map((server) => server.close()));
+  servers = [];
+});
+
+async function serve(events: string[], script: Connection[] = []): Promise<ResumableServer> {
+  const server = await startResumableServer("background", events, script);
+  servers.push(server);
+  return server;
+}
+
+function options(server: ResumableServer, extra: Partial<StreamChatOptions> = {}) {
+  return {
+    protocol: "openai-responses",
+    baseURL: server.baseURL,
+    apiKey: KEY,
+    body: BODY,
+    retry: { initialDelayMs: 1, maxDelayMs: 2 },
+    ...extra,
+  } satisfies StreamChatOptions;
+}
+
+function answerEvents(events: StreamEvent[]): StreamEvent[] {
+  return events.filter((e) => e.type !== "open" && e.type !== "resume" && e.type !== "finish");
+}
+
+function answer(result: ChatResult | undefined): Partial<ChatResult> {
+  const { attempts: _a, resumes: _r, target: _t, ...rest } = result!;
+  return rest;
+}
+
+const resumePath = (after: number, id = TEXT_ID) =>
+  `/v1/responses/${id}?stream=true&starting_after=${after}`;
+
+describe("resuming an OpenAI Responses background response", () => {
+  test("cut twice mid-tool-calls: starting_after goes on where it broke off, as if undisturbed", async () => {
+    const clean = await collect(streamChat(options(await serve(TOOLS))));
+    const server = await serve(TOOLS, [{ endAt: 5 }, { endAt: 9 }]);
+    const { events, result, error } = await collect(streamChat(options(server)));
+    expect(error).toBeUndefined();
+    expect(answerEvents(events)).toEqual(answerEvents(clean.events));
+    expect(answer(result)).toEqual(answer(clean.result));
+    expect(result?.toolCalls).toHaveLength(3);
+    expect(result).toMatchObject({ resumes: 2, attempts: 3, finishReason: "tool_calls" });
+    expect(ofType(events, "resume").map((e) => [e.lastEventId, e.error.name])).toEqual([
+      ["4", "ConnectionError"],
+      ["8", "ConnectionError"],
+    ]);
+    expect(server.connections.map((c) => `${c.method} ${c.path}`)).toEqual([
+      "POST /v1/responses",
+      `GET ${resumePath(4, TOOLS_ID)}`,
+      `GET ${resumePath(8, TOOLS_ID)}`,
+    ]);
+    for (const resume of server.connections.slice(1)) {
+      expect(resume.headers.get("authorization")).toBe(`Bearer ${KEY}`);
+      expect(resume.headers.get("accept")).toBe("text/event-stream");
+      expect(resume.headers.get("content-type")).toBeNull();
+    }
+    expect(server.cancels).toHaveLength(0);
+  });
+
+  test("awaiting result alone resumes the same way", async () => {
+    const clean = await streamChat(options(await serve(TEXT))).result;
+    const server = await serve(TEXT, [{ endAt: 5 }, { endAt: 6 }]);
+    const result = await streamChat(options(server)).result;
+    expect(answer(result)).toEqual(answer(clean));
+    expect(result.content).toBe(clean.content);
+    expect(result.resumes).toBe(2);
+    expect(server.connections.map((c) => c.path)).toEqual([
+      "/v1/responses",
+      resumePath(4),
+      resumePath(5),
+    ]);
+  });
+
+  test("a stall is resumed like a drop", async () => {
+    const clean = await streamChat(options(await serve(TEXT))).result;
+    const server = await serve(TEXT, [{ stallAt: 6 }]);
+    const { events, result } = await collect(
+      streamChat(options(server, { timeouts: { idleMs: 100 } })),
+    );
+    expect(answer(result)).toEqual(answer(clean));
+    expect(ofType(events, "text").map((e) => e.text).join("")).toBe(clean.content);
+    const [resume] = ofType(events, "resume");
+    expect(resume?.error).toBeInstanceOf(TimeoutError);
+    expect(server.connections[1]?.path).toBe(resumePath(5));
+  });
+
+  test("a drop before response.created starts over: there is no response to name yet", async () => {
+    const server = await serve(TEXT, [{ endAt: 0 }]);
+    const { events, result } = await collect(streamChat(options(server)));
+    expect(result?.resumes).toBeUndefined();
+    expect(result?.attempts).toBe(2);
+    expect(ofType(events, "retry")).toHaveLength(1);
+    expect(server.connections.map((c) => c.method)).toEqual(["POST", "POST"]);
+  });
+
+  test("without background: true a drop after content is a partial stream, as before", async () => {
+    const { background: _, ...foreground } = BODY;
+    const server = await serve(TEXT, [{ endAt: 6 }]);
+    const error = await streamChat(options(server, { body: foreground })).result
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PartialStreamError);
+    expect((error as PartialStreamError).cause).toBeInstanceOf(ConnectionError);
+    await delay(30);
+    expect(server.connections).toHaveLength(1);
+  });
+
+  test("a server that ignores starting_after: never a duplicate, a partial stream", async () => {
+    const server = await serve(TEXT, [{ endAt: 6 }, { fromStart: true }]);
+    const { events, result } = await collect(
+      streamChat(options(server, { onPartial: "return" })),
+    );
+    expect(result?.partial).toBe(true);
+    expect(result?.error).toBeInstanceOf(StreamProtocolError);
+    expect(ofType(events, "text").map((e) => e.text).join("")).toBe(result?.content);
+    expect(ofType(events, "text")).toHaveLength(2);
+  });
+
+  test("a resume answered 404 fails as the cut did", async () => {
+    const server = await serve(TEXT, [{ endAt: 6 }, { status: 404 }]);
+    const error = await streamChat(options(server)).result.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PartialStreamError);
+    expect((error as PartialStreamError).cause).toBeInstanceOf(ConnectionError);
+    expect((error as PartialStreamError).partial.resumes).toBe(1);
+  });
+});
+
+describe("stopping a background response cancels it", () => {
+  test("abort during the backoff before a resume: one POST /responses/{id}/cancel, no request", async () => {
+    const server = await serve(TEXT, [{ endAt: 6 }]);
+    const controller = new AbortController();
+    const stream = streamChat(
+      options(server, { signal: controller.signal, retry: { initialDelayMs: 10_000 } }),
+    );
+    const result = stream.result;
+    const { error } = await collect(stream, (event) => {
+      if (event.type === "resume") controller.abort();
+    });
+    expect(error).toBeInstanceOf(InterruptedError);
+    expect(await settlesNow(result)).toEqual({ rejected: error });
+    const cancel = await server.cancelled;
+    expect(cancel.path).toBe(`/v1/responses/${TEXT_ID}/cancel`);
+    expect(cancel.headers.get("authorization")).toBe(`Bearer ${KEY}`);
+    await delay(40);
+    expect(server.connections).toHaveLength(1);
+    expect(server.cancels).toHaveLength(1);
+  });
+
+  test("abort while the resume request waits for headers", async () => {
+    const server = await serve(TEXT, [{ endAt: 6 }, { hold: true }]);
+    const controller = new AbortController();
+    const result = streamChat(options(server, { signal: controller.signal })).result;
+    const resumed = await server.connection(2);
+    controller.abort();
+    expect(await settlesNow(result)).toEqual({ rejected: expect.any(InterruptedError) });
+    expect(await resumed.closed).toBe("aborted");
+    await server.cancelled;
+    await delay(40);
+    expect(server.connections).toHaveLength(2);
+    expect(server.cancels).toHaveLength(1);
+  });
+
+  test("break mid-answer cancels the response", async () => {
+    const server = await serve(TEXT, [{ stallAt: 6 }]);
+    const stream = streamChat(options(server));
+    for await (const event of stream) if (event.type === "text") break;
+    await expect(stream.result).rejects.toBeInstanceOf(InterruptedError);
+    expect((await server.cancelled).path).toBe(`/v1/responses/${TEXT_ID}/cancel`);
+    expect(await server.connections[0]!.closed).toBe("aborted");
+  });
+});
