@@ -197,12 +197,12 @@ export class Resumption implements AttemptStream, Cancellable {
         // An `event: error` with plain text is the server's report, not a repeat.
         if (message.event === "error") return;
         const got = sequenceNumber(message.data);
-        if (got !== next) throw notNext(after, got);
+        if (got !== next) throw notNext(after, got, "starting_after");
       };
     }
     const expected = String(next);
     return (message) => {
-      if (message.id !== expected) throw notNext(after, message.id);
+      if (message.id !== expected) throw notNext(after, message.id, "Last-Event-ID");
     };
   }
 
@@ -227,10 +227,10 @@ function sequenceNumber(data: string): unknown {
   }
 }
 
-function notNext(after: string, got: unknown): StreamProtocolError {
+function notNext(after: string, got: unknown, position: string): StreamProtocolError {
   return new StreamProtocolError(
-    `stopstream: the resumed stream does not go on right after event ${after} (its first ` +
-      `event is ${got === undefined ? "unnumbered" : got}): it would repeat or skip output, ` +
-      "so it was not read",
+    `stopstream: the resumed stream did not start right after event ${after} (its first event ` +
+      `is ${got === undefined ? "unnumbered" : got}), so it was not read: it would repeat or ` +
+      `skip part of the answer; the server must honour ${position}`,
   );
 }

@@ -95,7 +95,8 @@ const FINISH_NOTES: Partial<Record<FinishReason, string>> = {
 };
 
 /**
- * The status line shown when the client backs off before another attempt.
+ * The status line shown when the client backs off before another attempt, or before it resumes
+ * a stream the server kept running (`resuming`).
  *
  * @example
  * ```ts
@@ -108,9 +109,10 @@ export function retryLine(
   delayMs: number,
   attempt: number,
   maxAttempts: number,
+  resuming = false,
 ): string {
-  return `${describeFailure(error)}, retrying in ${formatSeconds(delayMs)} ` +
-    `(attempt ${attempt}/${maxAttempts})`;
+  return `${describeFailure(error)}, ${resuming ? "resuming the answer" : "retrying"} in ` +
+    `${formatSeconds(delayMs)} (attempt ${attempt}/${maxAttempts})`;
 }
 
 /**

@@ -128,11 +128,15 @@ export class Renderer {
         return;
       }
       case "retry":
+      case "resume": {
         this.#attempts = event.attempt;
+        const { error, delayMs, attempt } = event;
+        const resuming = event.type === "resume";
         return this.#status(
-          retryLine(event.error, event.delayMs, event.attempt, this.#o.maxAttempts),
+          retryLine(error, delayMs, attempt, this.#o.maxAttempts, resuming),
           YELLOW,
         );
+      }
       case "fallback":
         return this.#status(
           `${describeFailure(event.error)}, switching to fallback ${event.index}`,

@@ -199,10 +199,18 @@ describe("Renderer", () => {
     view.start();
     view.event({ type: "text", text: "Hello" });
     view.event({ type: "retry", attempt: 2, delayMs: 500, error: new ConnectionError("x") });
+    view.event({
+      type: "resume",
+      lastEventId: "7",
+      attempt: 3,
+      delayMs: 700,
+      error: new ConnectionError("x"),
+    });
     view.failed(new ConnectionError("stopstream: the connection was lost mid-stream; try again"));
     expect(stdout.text).toBe("");
     expect(stderr.text).toBe(
       "connection dropped, retrying in 0.5 s (attempt 2/3)\n" +
+        "connection dropped, resuming the answer in 0.7 s (attempt 3/3)\n" +
         "stopstream: the connection was lost mid-stream; try again\n",
     );
   });
