@@ -40,6 +40,11 @@ export const STREAM_ID_HEADER = "x-stopstream-stream-id";
 const CANCEL_TIMEOUT_MS = 5_000;
 /** An event id the client can check the next connection against: a safe decimal integer. */
 const EVENT_NUMBER = /^(?:0|[1-9]\d{0,14})$/;
+/**
+ * A stream or response id as it may go into a URL path: a server's word is not trusted to stay
+ * one path segment (`..` would not).
+ */
+const STREAM_ID = /^[\w-]{1,200}$/;
 const noop = (): void => {};
 
 /**
@@ -112,7 +117,7 @@ export class Resumption implements AttemptStream, Cancellable {
     this.#feed = feed;
     this.#acc = acc;
     const id = this.#background ? undefined : headers[STREAM_ID_HEADER];
-    this.#streamId = id === "" ? undefined : id;
+    this.#streamId = id !== undefined && STREAM_ID.test(id) ? id : undefined;
     if (this.#background || this.#streamId !== undefined) this.#control.remote = this;
   }
 
@@ -158,8 +163,8 @@ export class Resumption implements AttemptStream, Cancellable {
     // Only the caller's stop ends the answer on the server. When the client gives up by itself
     // (the total timeout), the answer stays there for whoever resumes it.
     if (!isInterruptedError(reason) || this.#feed === undefined) return;
-    const id = this.#background ? this.#acc!.id : this.#streamId;
-    if (id === undefined || id === "") return; // no response.created yet: nothing to name
+    const id = this.#background ? this.#responseId() : this.#streamId;
+    if (id === undefined) return; // no response.created yet: nothing to name
     const url = this.#url(this.#background ? "responses" : "streams", id, "/cancel");
     const init: RequestInit = {
       method: "POST",
@@ -180,12 +185,18 @@ export class Resumption implements AttemptStream, Cancellable {
       // The response id arrives with `response.created`; before it there is nothing to name.
       const cursor = feed.decoder.cursor;
       const numbered = Number.isSafeInteger(cursor) && (cursor as number) >= 0;
-      return this.#acc!.id !== "" && numbered ? String(cursor) : undefined;
+      return this.#responseId() !== undefined && numbered ? String(cursor) : undefined;
     }
     if (this.#streamId === undefined) return undefined;
     if (feed.events === 0) return "";
     const id = feed.lastEventId;
     return id !== undefined && EVENT_NUMBER.test(id) ? id : undefined;
+  }
+
+  /** The background response's id, once `response.created` gave a usable one. */
+  #responseId(): string | undefined {
+    const id = this.#acc!.id;
+    return STREAM_ID.test(id) ? id : undefined;
   }
 
   /** The check of a resumed connection's first event: the one right after `after`. */

@@ -288,6 +288,15 @@ describe("what a resume cannot continue ends as a partial stream, never with a d
     expect((error as PartialStreamError).partial.content).toBe(WORDS.slice(0, 3).join(""));
   });
 
+  test("a stream id that would not stay one URL path segment is not used", async () => {
+    const server = await serve(TEXT, [{ endAt: 4, headers: { "x-stopstream-stream-id": ".." } }]);
+    const error = await streamChat(options(server)).result.catch((e: unknown) => e);
+    expect((error as PartialStreamError).cause).toBeInstanceOf(ConnectionError);
+    await delay(30);
+    expect(server.connections).toHaveLength(1);
+    expect(server.server.requests()).toHaveLength(1); // no GET {baseURL}/streams/.. (= {baseURL}/)
+  });
+
   test("events without ids are not resumed", async () => {
     const server = await serve(TEXT, [{ endAt: 4, noIds: true }]);
     const error = await streamChat(options(server)).result.catch((e: unknown) => e);
