@@ -19,6 +19,7 @@
  * @module
  */
 
+import type { ChatResult, StreamEvent } from "../../src/types.ts";
 import { type NodeServer, type ServedRequest, startNodeServer } from "./node_server.ts";
 
 const encoder = new TextEncoder();
@@ -251,4 +252,30 @@ function errorResponse(
  */
 export function sseBlocks(text: string): string[] {
   return text.split(/\n\n/).filter((block) => block.trim() !== "").map((block) => `${block}\n\n`);
+}
+
+/**
+ * What the caller sees of an answer: its events without the connection bookkeeping (`open`,
+ * `resume`, `finish`), to compare a resumed stream with an undisturbed one.
+ *
+ * @example
+ * ```ts
+ * expect(answerEvents(resumed.events)).toEqual(answerEvents(clean.events));
+ * ```
+ */
+export function answerEvents(events: readonly StreamEvent[]): StreamEvent[] {
+  return events.filter((e) => e.type !== "open" && e.type !== "resume" && e.type !== "finish");
+}
+
+/**
+ * A result without the fields that count requests or name the server.
+ *
+ * @example
+ * ```ts
+ * expect(answerOf(resumed)).toEqual(answerOf(clean));
+ * ```
+ */
+export function answerOf(result: ChatResult | undefined): Partial<ChatResult> {
+  const { attempts: _a, resumes: _r, target: _t, ...rest } = result!;
+  return rest;
 }

@@ -1,20 +1,21 @@
 import { afterEach, describe, expect, test } from "vitest";
 import {
   ConnectionError,
-  InterruptedError,
   PartialStreamError,
   StreamProtocolError,
   TimeoutError,
 } from "../../src/errors.ts";
 import { streamChat } from "../../src/stream_chat.ts";
-import type { ChatResult, StreamChatOptions, StreamEvent } from "../../src/types.ts";
+import type { StreamChatOptions } from "../../src/types.ts";
 import {
+  answerEvents,
+  answerOf,
   type Connection,
   type ResumableServer,
   sseBlocks,
   startResumableServer,
 } from "../support/resumable_server.ts";
-import { collect, delay, ofType, settlesNow } from "../support/sse.ts";
+import { collect, delay, ofType } from "../support/sse.ts";
 import { fixture } from "./protocol_replay.ts";
 
 // OpenAI Responses background mode against a loopback imitation: a response created with
@@ -53,15 +54,6 @@ function options(server: ResumableServer, extra: Partial<StreamChatOptions> = {}
   } satisfies StreamChatOptions;
 }
 
-function answerEvents(events: StreamEvent[]): StreamEvent[] {
-  return events.filter((e) => e.type !== "open" && e.type !== "resume" && e.type !== "finish");
-}
-
-function answer(result: ChatResult | undefined): Partial<ChatResult> {
-  const { attempts: _a, resumes: _r, target: _t, ...rest } = result!;
-  return rest;
-}
-
 const resumePath = (after: number, id = TEXT_ID) =>
   `/v1/responses/${id}?stream=true&starting_after=${after}`;
 
@@ -72,7 +64,7 @@ describe("resuming an OpenAI Responses background response", () => {
     const { events, result, error } = await collect(streamChat(options(server)));
     expect(error).toBeUndefined();
     expect(answerEvents(events)).toEqual(answerEvents(clean.events));
-    expect(answer(result)).toEqual(answer(clean.result));
+    expect(answerOf(result)).toEqual(answerOf(clean.result));
     expect(result?.toolCalls).toHaveLength(3);
     expect(result).toMatchObject({ resumes: 2, attempts: 3, finishReason: "tool_calls" });
     expect(ofType(events, "resume").map((e) => [e.lastEventId, e.error.name])).toEqual([
@@ -96,7 +88,7 @@ describe("resuming an OpenAI Responses background response", () => {
     const clean = await streamChat(options(await serve(TEXT))).result;
     const server = await serve(TEXT, [{ endAt: 5 }, { endAt: 6 }]);
     const result = await streamChat(options(server)).result;
-    expect(answer(result)).toEqual(answer(clean));
+    expect(answerOf(result)).toEqual(answerOf(clean));
     expect(result.content).toBe(clean.content);
     expect(result.resumes).toBe(2);
     expect(server.connections.map((c) => c.path)).toEqual([
@@ -112,7 +104,7 @@ describe("resuming an OpenAI Responses background response", () => {
     const { events, result } = await collect(
       streamChat(options(server, { timeouts: { idleMs: 100 } })),
     );
-    expect(answer(result)).toEqual(answer(clean));
+    expect(answerOf(result)).toEqual(answerOf(clean));
     expect(ofType(events, "text").map((e) => e.text).join("")).toBe(clean.content);
     const [resume] = ofType(events, "resume");
     expect(resume?.error).toBeInstanceOf(TimeoutError);
@@ -156,50 +148,5 @@ describe("resuming an OpenAI Responses background response", () => {
     expect(error).toBeInstanceOf(PartialStreamError);
     expect((error as PartialStreamError).cause).toBeInstanceOf(ConnectionError);
     expect((error as PartialStreamError).partial.resumes).toBe(1);
-  });
-});
-
-describe("stopping a background response cancels it", () => {
-  test("abort during the backoff before a resume: one POST /responses/{id}/cancel, no request", async () => {
-    const server = await serve(TEXT, [{ endAt: 6 }]);
-    const controller = new AbortController();
-    const stream = streamChat(
-      options(server, { signal: controller.signal, retry: { initialDelayMs: 10_000 } }),
-    );
-    const result = stream.result;
-    const { error } = await collect(stream, (event) => {
-      if (event.type === "resume") controller.abort();
-    });
-    expect(error).toBeInstanceOf(InterruptedError);
-    expect(await settlesNow(result)).toEqual({ rejected: error });
-    const cancel = await server.cancelled;
-    expect(cancel.path).toBe(`/v1/responses/${TEXT_ID}/cancel`);
-    expect(cancel.headers.get("authorization")).toBe(`Bearer ${KEY}`);
-    await delay(40);
-    expect(server.connections).toHaveLength(1);
-    expect(server.cancels).toHaveLength(1);
-  });
-
-  test("abort while the resume request waits for headers", async () => {
-    const server = await serve(TEXT, [{ endAt: 6 }, { hold: true }]);
-    const controller = new AbortController();
-    const result = streamChat(options(server, { signal: controller.signal })).result;
-    const resumed = await server.connection(2);
-    controller.abort();
-    expect(await settlesNow(result)).toEqual({ rejected: expect.any(InterruptedError) });
-    expect(await resumed.closed).toBe("aborted");
-    await server.cancelled;
-    await delay(40);
-    expect(server.connections).toHaveLength(2);
-    expect(server.cancels).toHaveLength(1);
-  });
-
-  test("break mid-answer cancels the response", async () => {
-    const server = await serve(TEXT, [{ stallAt: 6 }]);
-    const stream = streamChat(options(server));
-    for await (const event of stream) if (event.type === "text") break;
-    await expect(stream.result).rejects.toBeInstanceOf(InterruptedError);
-    expect((await server.cancelled).path).toBe(`/v1/responses/${TEXT_ID}/cancel`);
-    expect(await server.connections[0]!.closed).toBe("aborted");
   });
 });

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, test } from "vitest";
 import {
   ConnectionError,
-  InterruptedError,
   isPartialStreamError,
   PartialStreamError,
   StreamProtocolError,
@@ -9,15 +8,17 @@ import {
   UpstreamStreamError,
 } from "../../src/errors.ts";
 import { streamChat } from "../../src/stream_chat.ts";
-import type { ChatResult, StreamChatOptions, StreamEvent } from "../../src/types.ts";
+import type { StreamChatOptions } from "../../src/types.ts";
 import {
+  answerEvents,
+  answerOf,
   type Connection,
   RELAY_STREAM_ID,
   type ResumableServer,
   sseBlocks,
   startResumableServer,
 } from "../support/resumable_server.ts";
-import { chunk, collect, delay, ofType, settlesNow, sse } from "../support/sse.ts";
+import { chunk, collect, delay, ofType, sse } from "../support/sse.ts";
 import { fixture } from "./protocol_replay.ts";
 
 // The client against a loopback imitation of the relay's resumable streams: the stream runs on
@@ -65,17 +66,6 @@ function options(server: ResumableServer, extra: Partial<StreamChatOptions> = {}
   } satisfies StreamChatOptions;
 }
 
-/** What the caller sees of the answer: every event but the connection bookkeeping. */
-function answerEvents(events: StreamEvent[]): StreamEvent[] {
-  return events.filter((e) => e.type !== "open" && e.type !== "resume" && e.type !== "finish");
-}
-
-/** The result without the fields that count requests or name the server. */
-function answer(result: ChatResult | undefined): Partial<ChatResult> {
-  const { attempts: _a, resumes: _r, target: _t, ...rest } = result!;
-  return rest;
-}
-
 /** `response` with a body that fails like a lost connection after `bytes` bytes. */
 function failAfter(response: Response, bytes: number): Response {
   const reader = response.body!.getReader();
@@ -108,7 +98,7 @@ describe("resuming a relay stream after its connection drops", () => {
     const { events, result, error } = await collect(streamChat(options(server)));
     expect(error).toBeUndefined();
     expect(answerEvents(events)).toEqual(answerEvents(clean.events));
-    expect(answer(result)).toEqual(answer(clean.result));
+    expect(answerOf(result)).toEqual(answerOf(clean.result));
     expect(result?.toolCalls[0]?.arguments).toBe('{"city": "Oslo"}');
     expect(result).toMatchObject({ resumes: 2, attempts: 3 });
     expect(ofType(events, "resume")).toEqual([
@@ -181,7 +171,7 @@ describe("resuming a relay stream after its connection drops", () => {
     const clean = await undisturbed(TEXT);
     const server = await serve(TEXT, [{ endAt: 4 }, { endAt: 9 }, { endAt: 14 }]);
     const result = await streamChat(options(server, { maxRetries: 3 })).result;
-    expect(answer(result)).toEqual(answer(clean.result));
+    expect(answerOf(result)).toEqual(answerOf(clean.result));
     expect(result.content).toBe(WORDS.join(""));
     expect(result.usage?.outputTokens).toBe(12);
     expect(result).toMatchObject({ resumes: 3, attempts: 4 });
@@ -356,56 +346,7 @@ describe("what a resume cannot continue ends as a partial stream, never with a d
   });
 });
 
-describe("stop still means stop on a resumable stream", () => {
-  test("abort during a reconnect's backoff: InterruptedError at once, no request, one cancel", async () => {
-    const server = await serve(TEXT, [{ endAt: 4 }]);
-    const controller = new AbortController();
-    const stream = streamChat(
-      options(server, { signal: controller.signal, retry: { initialDelayMs: 10_000 } }),
-    );
-    const result = stream.result;
-    const { error } = await collect(stream, (event) => {
-      if (event.type === "resume") controller.abort();
-    });
-    expect(error).toBeInstanceOf(InterruptedError);
-    expect(await settlesNow(result)).toEqual({ rejected: error });
-    const cancel = await server.cancelled;
-    expect(cancel.path).toBe(`/v1/streams/${RELAY_STREAM_ID}/cancel`);
-    expect(cancel.headers.get("authorization")).toBe(`Bearer ${KEY}`);
-    expect(cancel.headers.get("x-stopstream-resumable")).toBe("true");
-    await delay(40);
-    expect(server.connections).toHaveLength(1);
-    expect(server.cancels).toHaveLength(1);
-  });
-
-  test("abort during the resume request: it is closed at once, no further request, one cancel", async () => {
-    const server = await serve(TEXT, [{ endAt: 4 }, { hold: true }]);
-    const controller = new AbortController();
-    const stream = streamChat(options(server, { signal: controller.signal }));
-    const result = stream.result;
-    const resumed = await server.connection(2);
-    controller.abort();
-    expect(await settlesNow(result)).toEqual({ rejected: expect.any(InterruptedError) });
-    expect(await resumed.closed).toBe("aborted");
-    await server.cancelled;
-    await delay(40);
-    expect(server.connections).toHaveLength(2);
-    expect(server.cancels).toHaveLength(1);
-  });
-
-  test("break sends the cancel and closes the connection", async () => {
-    const server = await serve(TEXT, [{ stallAt: 8 }]);
-    const stream = streamChat(options(server));
-    for await (const event of stream) if (event.type === "text") break;
-    await expect(stream.result).rejects.toBeInstanceOf(InterruptedError);
-    expect(await server.connections[0]!.closed).toBe("aborted");
-    const cancel = await server.cancelled;
-    expect(cancel.headers.get("authorization")).toBe(`Bearer ${KEY}`);
-    expect(cancel.headers.get("content-type")).toBeNull();
-    await delay(20);
-    expect(server.cancels).toHaveLength(1);
-  });
-
+describe("what does not cancel a resumable stream (stops: resume_stop.test.ts)", () => {
   test("a stream that finished is not cancelled, and a total timeout cancels nothing", async () => {
     const done = await serve(TEXT);
     const controller = new AbortController();
