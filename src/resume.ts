@@ -34,7 +34,14 @@ import { isRetryable } from "./retry_policy.ts";
 import type { SseFeed } from "./sse_feed.ts";
 import type { AttemptStream, StreamRequest } from "./transport.ts";
 
-/** The response header of a resumable relay stream; its value is the stream id. */
+/**
+ * The response header of a resumable relay stream; its value is the stream id.
+ *
+ * @example
+ * ```ts
+ * response.headers.get(STREAM_ID_HEADER); // "strm_3f9a…": resume with GET {baseURL}/streams/strm_3f9a…
+ * ```
+ */
 export const STREAM_ID_HEADER = "x-stopstream-stream-id";
 /** A cancel is sent on the way out and nobody waits for it; this bounds how long it may run. */
 const CANCEL_TIMEOUT_MS = 5_000;
