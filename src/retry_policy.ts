@@ -10,6 +10,7 @@ import {
   isTimeoutError,
   isUpstreamStreamError,
 } from "./errors.ts";
+import { parseHTTPDate } from "./http_date.ts";
 
 /** Statuses that describe a passing condition: timeout, conflict, rate limit, server trouble. */
 const RETRYABLE_STATUS = new Set([408, 409, 429, 500, 502, 503, 504]);
@@ -63,14 +64,19 @@ export function isQuotaExhausted(body: unknown): boolean {
 const QUOTA =
   /insufficient[_ ]quota|exceeded your (current )?quota|spend(ing)? limit|usage limit|credit balance|billing/i;
 
+/** A non-negative decimal number and nothing else: `parseFloat` would read `12abc` as 12. */
+const DELAY = /^\s*\d+(?:\.\d+)?\s*$/;
+
 /**
- * The delay the server asked for, from `retry-after-ms` or `retry-after` (seconds or an
- * HTTP date). A date is measured against the response's own `Date` header, so a skewed
- * local clock does not matter.
+ * The delay the server asked for, from `retry-after-ms` or `retry-after`: a non-negative
+ * number (milliseconds, seconds), or for `retry-after` an HTTP-date in one of RFC 9110's three
+ * formats, measured against the response's own `Date` header so a skewed local clock does not
+ * matter. Anything else (`-1`, `12 1`, `3/4`) is ignored: the normal backoff applies.
  *
  * @example
  * ```ts
  * retryAfterMs({ "retry-after": "2" }); // 2000
+ * retryAfterMs({ "retry-after": "-1" }); // undefined
  * ```
  */
 export function retryAfterMs(
@@ -78,17 +84,14 @@ export function retryAfterMs(
   now = Date.now(),
 ): number | undefined {
   const ms = headers["retry-after-ms"];
-  if (ms !== undefined) {
-    const value = Number.parseFloat(ms);
-    if (Number.isFinite(value) && value >= 0) return value;
-  }
+  if (ms !== undefined && DELAY.test(ms)) return Number(ms);
   const after = headers["retry-after"];
   if (after === undefined) return undefined;
-  if (/^\s*\d+(\.\d+)?\s*$/.test(after)) return Number.parseFloat(after) * 1000;
-  const date = Date.parse(after);
-  if (Number.isNaN(date)) return undefined;
-  const serverNow = headers["date"] !== undefined ? Date.parse(headers["date"]) : Number.NaN;
-  return Math.max(0, date - (Number.isNaN(serverNow) ? now : serverNow));
+  if (DELAY.test(after)) return Number(after) * 1000;
+  const date = parseHTTPDate(after, now);
+  if (date === undefined) return undefined;
+  const serverNow = headers["date"] !== undefined ? parseHTTPDate(headers["date"], now) : undefined;
+  return Math.max(0, date - (serverNow ?? now));
 }
 
 /**
