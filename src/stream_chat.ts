@@ -7,6 +7,7 @@
 import { ChatStream } from "./chat_stream.ts";
 import { rejectUnknownKeys } from "./option_keys.ts";
 import { getProtocol } from "./protocols/registry.ts";
+import { joinURL } from "./protocols/request.ts";
 import type { CallPlan, CallTarget } from "./retry_loop.ts";
 import type { PartialPolicy, RetryOptions, StreamChatOptions, Timeouts } from "./types.ts";
 
@@ -164,8 +165,10 @@ function resolveTarget(options: StreamChatOptions, index: number): CallTarget {
 }
 
 /**
- * A fallback entry overrides what it names. The key and headers are inherited only by
- * entries on the same origin: a key for one provider is never sent to another.
+ * A fallback entry overrides what it names. The key and headers are inherited only by an entry
+ * on exactly the primary's `baseURL` (a trailing slash aside): one origin can front several
+ * providers (an AI gateway's `…/openai` and `…/anthropic` routes), and a key for one provider
+ * must never reach another.
  */
 function mergeFallback(
   base: StreamChatOptions,
@@ -184,8 +187,8 @@ function mergeFallback(
     }
   }
   const baseURL = entry.baseURL ?? base.baseURL;
-  const origin = originOf(baseURL);
-  const sameOrigin = origin !== undefined && origin === originOf(base.baseURL);
+  const sameTarget = typeof baseURL === "string" && typeof base.baseURL === "string" &&
+    joinURL(baseURL, "") === joinURL(base.baseURL, "");
   const merged: StreamChatOptions = {
     ...base,
     ...entry,
@@ -193,8 +196,8 @@ function mergeFallback(
     body: { ...base.body, ...entry.body },
   };
   delete merged.fallbacks;
-  if (!("apiKey" in entry) && !sameOrigin) delete merged.apiKey;
-  if (!("headers" in entry) && !sameOrigin) delete merged.headers;
+  if (!("apiKey" in entry) && !sameTarget) delete merged.apiKey;
+  if (!("headers" in entry) && !sameTarget) delete merged.headers;
   return merged;
 }
 

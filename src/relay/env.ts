@@ -27,7 +27,9 @@ export interface RelayEnv {
   UPSTREAM_API_KEY?: string;
   /**
    * JSON array of fallback upstreams: `{"baseURL", "protocol"?, "model"?, "apiKeySecret"?}`,
-   * where `apiKeySecret` names the secret binding that holds the key (never the key itself).
+   * where `apiKeySecret` names the secret binding that holds the key (never the key itself). An
+   * entry without it gets `UPSTREAM_API_KEY` only when its `baseURL` is exactly
+   * `UPSTREAM_BASE_URL` (a trailing slash aside), and no key otherwise.
    */
   FALLBACKS?: string;
   /** Secret: comma-separated client keys. */

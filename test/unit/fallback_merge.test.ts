@@ -1,6 +1,6 @@
 /**
- * Fallback entries: what they inherit from the primary (keys and headers only on the same
- * origin) and how their body merges over the primary's.
+ * Fallback entries: what they inherit from the primary (keys and headers only on exactly the
+ * same baseURL) and how their body merges over the primary's.
  */
 
 import { describe, expect, test } from "vitest";
@@ -51,6 +51,47 @@ describe("fallback entries", () => {
       .result;
     expect(second.headers[0]!.get("authorization")).toBeNull();
     expect(second.count).toBe(1);
+  });
+
+  test("a fallback on another path of the same origin (an AI gateway) gets neither key nor headers", async () => {
+    const gateway = "https://gateway.test/v1/acct/gw";
+    upstream(server, `${gateway}/openai`, chatWire, () => errorResponse(chatWire, 503));
+    const anthropic = upstream(
+      server,
+      `${gateway}/anthropic`,
+      anthropicWire,
+      answers(anthropicWire, "ok"),
+    );
+    await streamChat(chain({
+      baseURL: `${gateway}/openai`,
+      maxRetries: 0,
+      fallbacks: [{
+        baseURL: `${gateway}/anthropic`,
+        protocol: "anthropic-messages",
+        body: { model: "claude-sonnet-4-5", max_tokens: 512 },
+      }],
+    })).result;
+    const headers = anthropic.headers[0]!;
+    expect(headers.get("x-api-key")).toBeNull();
+    expect(headers.get("authorization")).toBeNull();
+    expect(headers.get("x-team")).toBeNull();
+    expect(anthropic.count).toBe(1);
+  });
+
+  test("a fallback on the primary's baseURL (trailing slash aside) inherits key and headers", async () => {
+    const up = upstream(
+      server,
+      PRIMARY,
+      chatWire,
+      (n, req) => n === 1 ? errorResponse(chatWire, 503) : sseResponse(req, answer(chatWire, "ok")),
+    );
+    await streamChat(chain({
+      maxRetries: 0,
+      fallbacks: [{ baseURL: `${PRIMARY}/`, body: { model: "gpt-4o-mini" } }],
+    })).result;
+    expect(up.headers[1]!.get("authorization")).toBe("Bearer sk-primary");
+    expect(up.headers[1]!.get("x-team")).toBe("blue");
+    expect(up.count).toBe(2);
   });
 
   test("a same-origin fallback (another model) inherits the key and headers", async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createRelay } from "../../src/relay/app.ts";
+import { relayOptionsFromEnv } from "../../src/relay/env.ts";
 import {
   chatBody,
   contentOf,
@@ -167,5 +168,41 @@ describe("fallbacks", () => {
     expect(headers).not.toContain("te");
     expect(headers).not.toContain("connection");
     expect(upstream.seen).toHaveLength(1);
+  });
+
+  it("FALLBACKS entries without apiKeySecret inherit the key only on the primary's exact baseURL", async () => {
+    const gateway = "https://gateway.test/v1/acct/gw";
+    const upstream = fakeUpstream((request, n) =>
+      n < 3 ? Response.json({ error: { message: "overloaded" } }, { status: 503 }) : sseResponse(
+        request.url.includes("/anthropic/")
+          ? ['event: message_stop\ndata: {"type":"message_stop"}\n\n']
+          : [
+            sse({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }),
+            "data: [DONE]\n\n",
+          ],
+      )
+    );
+    const options = relayOptionsFromEnv({
+      UPSTREAM_BASE_URL: `${gateway}/openai`,
+      UPSTREAM_API_KEY: "sk-openai-0123456789",
+      FALLBACKS: JSON.stringify([
+        { baseURL: `${gateway}/openai/`, model: "gpt-mini" },
+        { baseURL: `${gateway}/anthropic`, protocol: "anthropic-messages", model: "claude-x" },
+      ]),
+    });
+    const app = createRelay({ ...options, maxRetries: 0, fetch: upstream.fetch });
+    const response = await postChat(app, chatBody({ stream: false }));
+    expect(response.status).toBe(200);
+    expect(upstream.seen.map((r) => new URL(r.url).pathname)).toEqual([
+      "/v1/acct/gw/openai/chat/completions",
+      "/v1/acct/gw/openai/chat/completions",
+      "/v1/acct/gw/anthropic/messages",
+    ]);
+    // The same baseURL (a trailing slash aside): the same provider, the same key.
+    expect(upstream.seen[1]!.headers.get("authorization")).toBe("Bearer sk-openai-0123456789");
+    // Another route of the same origin: another provider, no key at all.
+    const anthropic = upstream.seen[2]!.headers;
+    expect(anthropic.get("x-api-key")).toBeNull();
+    expect(anthropic.get("authorization")).toBeNull();
   });
 });
