@@ -12,6 +12,7 @@ import type { CallControl } from "./call_control.ts";
 import { APIStatusError, isAPIStatusError, StreamProtocolError } from "./errors.ts";
 import type { ProtocolRequest } from "./protocols/protocol.ts";
 import type { CallTarget } from "./retry_loop.ts";
+import { credentialsOf, redactError } from "./redact.ts";
 import { errorInBody, headersToRecord, pickRateLimit } from "./response.ts";
 import { Attempt, type AttemptConsumer } from "./transport.ts";
 import type { ChatResult } from "./types.ts";
@@ -96,7 +97,11 @@ export async function requestWhole(
     if (rateLimit !== undefined) result.rateLimit = rateLimit;
     return result;
   } catch (error) {
-    const final = control.stopError ?? request.failure ?? error;
+    // The body's text and JSON reach the errors built here: no credential may go with them.
+    const final = redactError(
+      control.stopError ?? request.failure ?? error,
+      credentialsOf(target.request.headers),
+    );
     if (final !== null && typeof final === "object") {
       (final as { attempts?: number }).attempts = attempt;
     }

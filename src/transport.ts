@@ -9,6 +9,7 @@ import type { Accumulator } from "./accumulator.ts";
 import type { CallControl, Cancellable } from "./call_control.ts";
 import { APIStatusError, ConnectionError, StreamProtocolError } from "./errors.ts";
 import type { Protocol, ProtocolRequest } from "./protocols/protocol.ts";
+import { credentialsOf, redactError } from "./redact.ts";
 import { errorInBody, headersToRecord } from "./response.ts";
 import { SseFeed } from "./sse_feed.ts";
 import type { StreamEvent } from "./types.ts";
@@ -118,6 +119,9 @@ export class Attempt implements Cancellable {
       stream?.opened(headers, feed, acc);
       await this.#read(response.body!, feed, consumer, watchdog);
       return headers;
+    } catch (error) {
+      // An upstream may echo the key it was sent: no error leaves with a credential in it.
+      throw redactError(error, credentialsOf(setup.request.headers));
     } finally {
       watchdog.stop();
       if (this.#control.current === this) this.#control.current = undefined;
@@ -197,6 +201,8 @@ export class Attempt implements Cancellable {
       const response = await this.#send(setup);
       watchdog.arm("idle");
       return { response, text: await this.#readText(response, maxBytes, watchdog) };
+    } catch (error) {
+      throw redactError(error, credentialsOf(setup.request.headers));
     } finally {
       watchdog.stop();
       if (this.#control.current === this) this.#control.current = undefined;

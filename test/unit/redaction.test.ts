@@ -1,0 +1,140 @@
+/**
+ * Secrets are redacted before anything is cut: whatever an upstream echoes, and wherever a cut
+ * falls (200 characters of a message, 64 KiB of an error body), no 8-character prefix of the
+ * key a request carried survives in an exception: message, stack, body, data, cause.
+ */
+
+import { describe, expect, test } from "vitest";
+import { excerpt, redact } from "../../src/redact.ts";
+import { streamChat } from "../../src/stream_chat.ts";
+import type { StreamChatOptions } from "../../src/types.ts";
+import { chunk, sse } from "../support/sse.ts";
+
+const KEY = "sk-proj-Zq3Xv9Lm2Rt8Wy4Nb6Hc1Kd5Fg7Jp0Ts";
+const HEAD = KEY.slice(0, 8);
+
+/** Every string an error carries, down its cause chain. */
+function textsOf(error: unknown): string[] {
+  const texts: string[] = [];
+  for (let e = error; e instanceof Error; e = e.cause) {
+    const { body, data } = e as { body?: unknown; data?: unknown };
+    texts.push(e.message, e.stack ?? "", JSON.stringify(body) ?? "", JSON.stringify(data) ?? "");
+  }
+  return texts;
+}
+
+/** The positions that put the key across `cut`: from wholly before it to wholly after. */
+function across(cut: number): number[] {
+  return Array.from({ length: KEY.length + 2 }, (_, i) => cut - KEY.length - 1 + i);
+}
+
+async function errorFor(
+  responses: Array<() => Response>,
+  extra: Partial<StreamChatOptions> = {},
+): Promise<unknown> {
+  let n = 0;
+  const fetch = () => Promise.resolve(responses[Math.min(n++, responses.length - 1)]!());
+  return await streamChat({
+    baseURL: "https://llm.test/v1",
+    apiKey: KEY,
+    body: { model: "m", messages: [] },
+    maxRetries: 0,
+    fetch,
+    ...extra,
+  }).result.catch((error: unknown) => error);
+}
+
+describe("redact", () => {
+  test("redacting before the cut leaves no 8-character head of the key at any cut position", () => {
+    for (const cut of [200, 500]) {
+      for (const at of across(cut)) {
+        const text = "x".repeat(Math.max(0, at)) + KEY + " and more";
+        const out = excerpt(text, cut, [KEY]);
+        expect(out).not.toContain(HEAD);
+        expect(out.length).toBeLessThanOrEqual(cut);
+      }
+    }
+  });
+
+  test("a key already cut short, or echoed masked after its head, is redacted as a whole token", () => {
+    expect(redact(`key: ${KEY.slice(0, 12)}`, [KEY])).toBe("key: [redacted]");
+    expect(redact(`key: ${HEAD}****************Ts.`, [KEY])).toBe("key: [redacted].");
+    expect(redact(`a ${KEY} b ${KEY}`, [KEY])).toBe("a [redacted] b [redacted]");
+    // Short strings are never treated as secrets.
+    expect(redact("the key is short", ["short"])).toBe("the key is short");
+  });
+});
+
+describe("the client never puts its key in an exception", () => {
+  const text = (status: number, body: string, type = "text/plain") => () =>
+    new Response(body, { status, headers: { "content-type": type } });
+
+  test("an HTTP error body echoing the key, across the 200-character message cut", async () => {
+    for (const at of across(200 - "stopstream: HTTP 400: ".length)) {
+      const error = await errorFor([text(400, "e".repeat(at) + KEY + " rest")]);
+      expect((error as Error).name).toBe("APIStatusError");
+      for (const t of textsOf(error)) expect(t).not.toContain(HEAD);
+    }
+  });
+
+  test("an error body echoing the key across the 64 KiB body cap", async () => {
+    for (const at of across(64 * 1024)) {
+      const error = await errorFor([text(502, "e".repeat(at) + KEY + " rest")]);
+      expect((error as Error).name).toBe("APIStatusError");
+      for (const t of textsOf(error)) expect(t).not.toContain(HEAD);
+    }
+  });
+
+  test("a JSON error message and an HTML page with status 200 echoing the key", async () => {
+    const json = () => Response.json({ error: { message: `bad key ${KEY}` } }, { status: 401 });
+    for (const t of textsOf(await errorFor([json]))) expect(t).not.toContain(HEAD);
+    for (const at of across(200)) {
+      const page = text(200, `<html>${"p".repeat(at)}${KEY}</html>`, "text/html");
+      const error = await errorFor([page]);
+      expect((error as Error).name).toBe("StreamProtocolError");
+      for (const t of textsOf(error)) expect(t).not.toContain(HEAD);
+    }
+  });
+
+  test("an in-stream error event echoing the key (Anthropic: the key travels as x-api-key)", async () => {
+    const stream = () =>
+      new Response(
+        sse({ type: "error", error: { type: "overloaded_error", message: `for ${KEY}` } }, "error"),
+        { headers: { "content-type": "text/event-stream" } },
+      );
+    const error = await errorFor([stream], { protocol: "anthropic-messages" });
+    expect((error as Error).name).toBe("UpstreamStreamError");
+    for (const t of textsOf(error)) expect(t).not.toContain(HEAD);
+  });
+
+  test("a failure after content: the PartialStreamError and its cause hold no key", async () => {
+    const stream = () =>
+      new Response(
+        sse(chunk({ content: "Hel" })) + sse({ error: { message: `upstream died, key ${KEY}` } }),
+        { headers: { "content-type": "text/event-stream" } },
+      );
+    const error = await errorFor([stream]);
+    expect((error as Error).name).toBe("PartialStreamError");
+    for (const t of textsOf(error)) expect(t).not.toContain(HEAD);
+  });
+
+  test("a non-streaming answer that is not JSON, across its 200-character excerpt", async () => {
+    const refused = () =>
+      Response.json({ error: { message: "Streaming is not supported", param: "stream" } }, {
+        status: 400,
+      });
+    for (const at of across(200)) {
+      const error = await errorFor([refused, text(200, "n".repeat(at) + KEY)]);
+      expect((error as Error).name).toBe("StreamProtocolError");
+      for (const t of textsOf(error)) expect(t).not.toContain(HEAD);
+    }
+  });
+
+  test("a key sent in a custom header is redacted too", async () => {
+    const error = await errorFor([text(403, `denied for ${KEY}`)], {
+      apiKey: undefined,
+      headers: { "x-goog-api-key": KEY },
+    });
+    for (const t of textsOf(error)) expect(t).not.toContain(HEAD);
+  });
+});
