@@ -5,7 +5,7 @@
  */
 
 import type { ProtocolName } from "../types.ts";
-import { PROTOCOLS, type RelayOptions, type RelayUpstream } from "./options.ts";
+import { isHttpURL, PROTOCOLS, type RelayOptions, type RelayUpstream } from "./options.ts";
 
 /**
  * The bindings the relay Worker reads. Every one is optional: with no `UPSTREAM_BASE_URL` the
@@ -55,8 +55,9 @@ const DEMO_TUNING: Pick<RelayOptions, "timeouts" | "retry"> = {
 /**
  * Build {@linkcode RelayOptions} from Worker bindings.
  *
- * @throws {TypeError} when `FALLBACKS` is not a JSON array of entries with a `baseURL`, when an
- * entry carries a key instead of naming its secret, or when a named secret is missing.
+ * @throws {TypeError} naming the binding and what is wrong with it (never its value): a base URL
+ * that is not an absolute http(s) URL, an unknown protocol, `FALLBACKS` that is not a JSON array
+ * of objects, an entry that carries a key instead of naming its secret, a named secret missing.
  * @example
  * ```ts
  * const options = relayOptionsFromEnv({ RELAY_KEYS: "a,b" });
@@ -82,7 +83,7 @@ export function relayOptionsFromEnv(env: RelayEnv): RelayOptions {
     return { ...common, ...DEMO_TUNING };
   }
   const primary: RelayUpstream = {
-    baseURL,
+    baseURL: urlOf(baseURL, "UPSTREAM_BASE_URL"),
     protocol: protocolOf(env.UPSTREAM_PROTOCOL, "UPSTREAM_PROTOCOL"),
   };
   const apiKey = text(env.UPSTREAM_API_KEY);
@@ -92,6 +93,10 @@ export function relayOptionsFromEnv(env: RelayEnv): RelayOptions {
   return { ...common, upstreams: [primary, ...parseFallbacks(env)] };
 }
 
+// Messages name the binding and what is wrong with it, never its value: a binding can hold an
+// account token (in a gateway URL), or a key pasted into the wrong place, and these messages
+// are served to anyone who asks the misconfigured Worker anything.
+
 function parseFallbacks(env: RelayEnv): RelayUpstream[] {
   const raw = text(env.FALLBACKS);
   if (raw === undefined) return [];
@@ -99,12 +104,12 @@ function parseFallbacks(env: RelayEnv): RelayUpstream[] {
   try {
     entries = JSON.parse(raw);
   } catch {
-    throw new TypeError("FALLBACKS must be a JSON array");
+    throw new TypeError("FALLBACKS is not valid JSON; it must be a JSON array of objects");
   }
-  if (!Array.isArray(entries)) throw new TypeError("FALLBACKS must be a JSON array");
+  if (!Array.isArray(entries)) throw new TypeError("FALLBACKS must be a JSON array of objects");
   return entries.map((entry: unknown, i): RelayUpstream => {
     const where = `FALLBACKS[${i}]`;
-    if (typeof entry !== "object" || entry === null) {
+    if (typeof entry !== "object" || entry === null || Array.isArray(entry)) {
       throw new TypeError(`${where} must be an object`);
     }
     const { baseURL, protocol, model, apiKey, apiKeySecret } = entry as Record<string, unknown>;
@@ -113,23 +118,34 @@ function parseFallbacks(env: RelayEnv): RelayUpstream[] {
         `${where} must not contain a key; put it in a secret and name it in "apiKeySecret"`,
       );
     }
-    if (typeof baseURL !== "string") throw new TypeError(`${where}.baseURL must be a string`);
     const upstream: RelayUpstream = {
-      baseURL,
+      baseURL: urlOf(baseURL, `${where}.baseURL`),
       protocol: protocolOf(protocol, `${where}.protocol`),
     };
-    if (typeof model === "string") upstream.model = model;
+    if (model !== undefined) {
+      if (typeof model !== "string") throw new TypeError(`${where}.model must be a string`);
+      upstream.model = model;
+    }
     if (apiKeySecret !== undefined) {
-      const key = typeof apiKeySecret === "string" ? text(env[apiKeySecret]) : undefined;
+      const key = typeof apiKeySecret === "string" && Object.hasOwn(env, apiKeySecret)
+        ? text(env[apiKeySecret])
+        : undefined;
       if (key === undefined) {
         throw new TypeError(
-          `${where}.apiKeySecret names a secret that is not set: ${String(apiKeySecret)}`,
+          `${where}.apiKeySecret must name a secret binding that is set (the secret's name, not the key)`,
         );
       }
       upstream.apiKey = key;
     }
     return upstream;
   });
+}
+
+function urlOf(value: unknown, name: string): string {
+  if (typeof value !== "string" || !isHttpURL(value)) {
+    throw new TypeError(`${name} must be an absolute http(s) URL`);
+  }
+  return value;
 }
 
 function protocolOf(value: unknown, name: string): ProtocolName {

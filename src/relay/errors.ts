@@ -5,6 +5,7 @@
  */
 
 import {
+  type APIStatusError,
   isAPIStatusError,
   isConnectionError,
   isInterruptedError,
@@ -15,6 +16,8 @@ import {
   type TimeoutPhase,
 } from "../errors.ts";
 import { quoted } from "../error_messages.ts";
+import { excerpt, redact, redactMasked } from "../redact.ts";
+import { retryAfterMs } from "../retry_policy.ts";
 
 /**
  * The `error` object of OpenAI's error shape, plus the HTTP status it is sent with.
@@ -29,6 +32,8 @@ export interface RelayFailure {
   message: string;
   type: string;
   code: string | null;
+  /** Response headers that go with it (a passed-on 429's `retry-after`). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -40,7 +45,9 @@ export interface RelayFailure {
  * ```
  */
 export function errorResponse(failure: RelayFailure, headers?: HeadersInit): Response {
-  return Response.json(errorBody(failure), { status: failure.status, headers: headers ?? {} });
+  const all = new Headers(headers);
+  for (const [name, value] of Object.entries(failure.headers ?? {})) all.set(name, value);
+  return Response.json(errorBody(failure), { status: failure.status, headers: all });
 }
 
 /**
@@ -57,10 +64,20 @@ export function errorBody(failure: RelayFailure): { error: Record<string, unknow
   };
 }
 
+/** Longest upstream error text passed on; redacted before it is cut. */
+const MAX_MESSAGE = 500;
+/** Longest excerpt of an upstream's own text that goes to the log. */
+const MAX_LOGGED = 200;
+
 /**
  * Describe why a relayed call failed, in one sentence that says what to do, without ever
- * including an upstream key. Upstream 4xx answers keep their status and message; everything
- * else is a 502/504. The client's own wording (and its chain of causes) stays in the relay.
+ * including an upstream key. Upstream 4xx answers keep their status and message, except 401/403
+ * (the relay's own upstream key was refused: `502 upstream_auth_error`, so callers can tell it
+ * from a wrong relay key), and a 429 keeps its `retry-after`; everything else is a 502/504. The
+ * client's own wording (and its chain of causes) stays in the relay, and so does what an
+ * upstream sent that is not an error object (an HTML page, a text body, a malformed stream: it
+ * can name internal hosts): a short excerpt of it goes to the log (`console.warn`), redacted
+ * before it is cut.
  *
  * @example
  * ```ts
@@ -70,14 +87,20 @@ export function errorBody(failure: RelayFailure): { error: Record<string, unknow
  */
 export function describeFailure(error: unknown, secrets: readonly string[]): RelayFailure {
   const partial = isPartialStreamError(error);
-  const { failure, what } = classify(partial ? error.cause : error);
+  const cause = partial ? error.cause : error;
+  const { failure, what } = classify(cause, secrets);
   if (partial) {
     failure.message = `${
       capitalise(what)
     } after part of the answer was sent; send the request again.`;
     failure.code = "incomplete_stream";
   }
-  failure.message = redact(failure.message, secrets);
+  failure.message = redactKeys(failure.message, secrets);
+  const detail = detailOf(cause);
+  if (detail !== undefined) {
+    const logged = redactKeys(excerpt(detail, MAX_LOGGED, secrets), secrets);
+    console.warn(`stopstream relay: ${failure.code ?? failure.type}: ${logged}`);
+  }
   return failure;
 }
 
@@ -85,21 +108,35 @@ export function describeFailure(error: unknown, secrets: readonly string[]): Rel
  * The failure as sent when the call failed outright, and `what` happened in a few words
  * (lower case), which a partial failure builds its own sentence from.
  */
-function classify(error: unknown): { failure: RelayFailure; what: string } {
+function classify(
+  error: unknown,
+  secrets: readonly string[],
+): { failure: RelayFailure; what: string } {
   if (isAPIStatusError(error)) {
-    const upstream = upstreamError(error.body);
+    const upstream = upstreamError(error.body, secrets);
     const what = `the upstream answered HTTP ${error.status}`;
-    if (error.status >= 400 && error.status < 500) {
-      const message = upstream.message ?? `${capitalise(what)}; check the request.`;
+    if (error.status === 401 || error.status === 403) {
       return {
         what,
         failure: {
-          status: error.status,
-          message,
-          type: upstream.type ?? "invalid_request_error",
-          code: upstream.code ?? null,
+          status: 502,
+          message: `The upstream refused the relay's credentials (HTTP ${error.status}); the ` +
+            "relay's upstream key needs fixing (the relay log has the upstream's answer).",
+          type: "upstream_error",
+          code: "upstream_auth_error",
         },
       };
+    }
+    if (error.status >= 400 && error.status < 500) {
+      const message = upstream.message ?? `${capitalise(what)}; check the request.`;
+      const failure: RelayFailure = {
+        status: error.status,
+        message,
+        type: upstream.type ?? "invalid_request_error",
+        code: upstream.code ?? null,
+      };
+      if (error.status === 429) failure.headers = retryHeaders(error);
+      return { what, failure };
     }
     return {
       what,
@@ -147,8 +184,9 @@ function classify(error: unknown): { failure: RelayFailure; what: string } {
     };
   }
   if (isUpstreamStreamError(error)) {
-    // No length cap here: a cut would leave half a key that redaction no longer recognises.
-    const what = `the upstream reported an error${quoted(error.providerMessage, Infinity)}`;
+    // Redacted before it is cut: a cut key is no longer the key.
+    const said = excerpt(error.providerMessage, MAX_MESSAGE, secrets);
+    const what = `the upstream reported an error${quoted(said, Infinity)}`;
     return {
       what,
       failure: {
@@ -196,32 +234,50 @@ function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-function upstreamError(body: unknown): { message?: string; type?: string; code?: string } {
-  const result: { message?: string; type?: string; code?: string } = {};
-  if (typeof body === "string") {
-    if (body.length > 0) result.message = body.slice(0, 500);
-    return result;
+/** The server's own wait, passed on with a 429 when it is one the client would honour. */
+function retryHeaders(error: APIStatusError): Record<string, string> {
+  const passed: Record<string, string> = {};
+  for (const name of ["retry-after", "retry-after-ms"]) {
+    const value = error.headers[name];
+    if (value !== undefined && retryAfterMs({ [name]: value }) !== undefined) {
+      passed[name] = value.trim();
+    }
   }
+  return passed;
+}
+
+/** The message of an upstream's JSON error object; text bodies are never passed on. */
+function upstreamError(
+  body: unknown,
+  secrets: readonly string[],
+): { message?: string; type?: string; code?: string } {
+  const result: { message?: string; type?: string; code?: string } = {};
   if (typeof body !== "object" || body === null) return result;
   const error = (body as { error?: unknown }).error;
   const source = typeof error === "object" && error !== null ? error : body;
   const { message, type, code } = source as { message?: unknown; type?: unknown; code?: unknown };
-  if (typeof error === "string") result.message = error;
-  else if (typeof message === "string") result.message = message;
-  if (typeof type === "string") result.type = type;
-  if (typeof code === "string") result.code = code;
+  if (typeof error === "string") result.message = excerpt(error, MAX_MESSAGE, secrets);
+  else if (typeof message === "string") result.message = excerpt(message, MAX_MESSAGE, secrets);
+  if (typeof type === "string") result.type = excerpt(type, 100, secrets);
+  if (typeof code === "string") result.code = excerpt(code, 100, secrets);
   else if (typeof code === "number") result.code = String(code);
   return result;
 }
 
-/** A key as providers echo it masked (`sk-proj-****…Ab1c`): its ends are still the key's. */
-const MASKED_KEY = /[\w-]*\*{4,}[\w-]*/g;
-
-function redact(message: string, secrets: readonly string[]): string {
-  let text = message;
-  for (const secret of secrets) {
-    // Short strings would redact ordinary words; real keys are long.
-    if (secret.length >= 8) text = text.split(secret).join("[redacted]");
+/** What is worth logging about a failure that callers get only a summary of. */
+function detailOf(error: unknown): string | undefined {
+  if (isAPIStatusError(error)) {
+    if (typeof error.body === "string") return `HTTP ${error.status}: ${error.body}`;
+    if (error.status === 401 || error.status === 403) {
+      return `HTTP ${error.status}: ${JSON.stringify(error.body)}`;
+    }
+    return undefined;
   }
-  return text.replace(MASKED_KEY, "[redacted]");
+  if (isStreamProtocolError(error)) return error.message;
+  return undefined;
+}
+
+/** `message` without `secrets` (nor their heads), nor keys as providers echo them masked. */
+function redactKeys(message: string, secrets: readonly string[]): string {
+  return redactMasked(redact(message, secrets));
 }

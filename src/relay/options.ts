@@ -140,19 +140,15 @@ export const PROTOCOLS: readonly ProtocolName[] = [
 export function resolveRelayOptions(options: RelayOptions): ResolvedRelayOptions {
   const upstreams = (options.upstreams ?? []).map((upstream, index): ResolvedUpstream => {
     const where = `upstreams[${index}]`;
-    if (typeof upstream.baseURL !== "string" || !URL.canParse(upstream.baseURL)) {
-      throw new TypeError(
-        `createRelay: ${where}.baseURL must be an absolute URL, got ${
-          JSON.stringify(upstream.baseURL)
-        }`,
-      );
+    // No value in these messages: a base URL can carry an account token, and a misplaced key
+    // can end up anywhere.
+    if (typeof upstream.baseURL !== "string" || !isHttpURL(upstream.baseURL)) {
+      throw new TypeError(`createRelay: ${where}.baseURL must be an absolute http(s) URL`);
     }
     const protocol = upstream.protocol ?? "openai-chat";
     if (!PROTOCOLS.includes(protocol)) {
       throw new TypeError(
-        `createRelay: ${where}.protocol must be one of ${PROTOCOLS.join(", ")}, got ${
-          JSON.stringify(protocol)
-        }`,
+        `createRelay: ${where}.protocol must be one of ${PROTOCOLS.join(", ")}`,
       );
     }
     if (upstream.apiKey !== undefined && typeof upstream.apiKey !== "string") {
@@ -180,6 +176,21 @@ export function resolveRelayOptions(options: RelayOptions): ResolvedRelayOptions
     timeouts: options.timeouts,
     demo: options.demo ?? {},
   };
+}
+
+/**
+ * Whether `value` is an absolute `http:` or `https:` URL (what `fetch` can call).
+ *
+ * @example
+ * ```ts
+ * isHttpURL("https://api.openai.com/v1"); // true
+ * isHttpURL("api.openai.com/v1"); // false
+ * ```
+ */
+export function isHttpURL(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const { protocol } = new URL(value);
+  return protocol === "http:" || protocol === "https:";
 }
 
 function positive(name: string, value: number | undefined, fallback: number): number {

@@ -9,6 +9,7 @@
 import { type ExecutionContext, Hono } from "hono";
 import { createRelay, notFound } from "./app.ts";
 import { type RelayEnv, relayOptionsFromEnv } from "./env.ts";
+import type { RelayOptions } from "./options.ts";
 import { errorResponse } from "./errors.ts";
 import browserClient from "./generated/stopstream.browser.js.txt";
 import { PLAYGROUND_HTML } from "./playground.ts";
@@ -34,22 +35,37 @@ export function createWorkerApp(env: RelayEnv): Hono {
       "content-type": "text/javascript; charset=utf-8",
       "cache-control": "no-cache",
     }));
-  let relay: Hono;
-  try {
-    relay = createRelay({ ...relayOptionsFromEnv(env), cors: true });
-  } catch (error) {
-    // Messages name bindings, never their values.
-    const message = `The relay is misconfigured: ${(error as Error).message}`;
-    app.all(
-      "*",
-      () =>
-        errorResponse({ status: 500, message, type: "server_error", code: "relay_misconfigured" }),
-    );
+  const relay = buildRelay(env);
+  if (typeof relay === "string") {
+    app.all("*", () =>
+      errorResponse({
+        status: 500,
+        message: relay,
+        type: "server_error",
+        code: "relay_misconfigured",
+      }));
     return app;
   }
   app.route("/", relay);
   app.notFound((c) => notFound(c.req.method, c.req.path));
   return app;
+}
+
+/** The relay for `env`, or why it cannot be built: naming bindings, never their values. */
+function buildRelay(env: RelayEnv): Hono | string {
+  let options: RelayOptions;
+  try {
+    options = relayOptionsFromEnv(env);
+  } catch (error) {
+    return `The relay is misconfigured: ${(error as Error).message}`;
+  }
+  try {
+    return createRelay({ ...options, cors: true });
+  } catch {
+    // Not reached while relayOptionsFromEnv checks all that createRelay does; if it were, its
+    // message might quote an option's value, so none is passed on.
+    return "The relay is misconfigured: createRelay refused the options built from its bindings";
+  }
 }
 
 /**

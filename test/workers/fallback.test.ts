@@ -79,20 +79,20 @@ describe("fallbacks", () => {
     const upstream = fakeUpstream(() =>
       Response.json({
         error: {
-          message: `Incorrect API key provided: ${key}`,
+          message: `Organization of key ${key} has no access to this model`,
           type: "invalid_request_error",
-          code: "invalid_api_key",
+          code: "model_not_found",
         },
-      }, { status: 401 })
+      }, { status: 400 })
     );
     const app = createRelay({
       upstreams: [{ baseURL: "https://up.test/v1", apiKey: key }],
       fetch: upstream.fetch,
     });
     const response = await postChat(app, chatBody({ stream: true }));
-    expect(response.status).toBe(401);
+    expect(response.status).toBe(400);
     const text = await response.text();
-    expect(text).toContain("Incorrect API key provided");
+    expect(text).toContain("Organization of key [redacted] has no access");
     expect(text).not.toContain(key);
     expect(upstream.seen).toHaveLength(1);
   });
@@ -101,21 +101,21 @@ describe("fallbacks", () => {
     const upstream = fakeUpstream(() =>
       Response.json({
         error: {
-          message: "Incorrect API key provided: sk-proj-************************wxyz. See docs.",
+          message: "Key sk-proj-************************wxyz may not use this model. See docs.",
           type: "invalid_request_error",
-          code: "invalid_api_key",
+          code: "model_not_allowed",
         },
-      }, { status: 401 })
+      }, { status: 400 })
     );
     const app = createRelay({
       upstreams: [{ baseURL: "https://up.test/v1", apiKey: "sk-proj-0123456789wxyz" }],
       fetch: upstream.fetch,
     });
     const response = await postChat(app, chatBody({ stream: false }));
-    expect(response.status).toBe(401);
+    expect(response.status).toBe(400);
     const { error } = (await response.json()) as { error: { message: string; code: string } };
-    expect(error.message).toBe("Incorrect API key provided: [redacted]. See docs.");
-    expect(error.code).toBe("invalid_api_key");
+    expect(error.message).toBe("Key [redacted] may not use this model. See docs.");
+    expect(error.code).toBe("model_not_allowed");
     expect(upstream.seen).toHaveLength(1);
   });
 

@@ -147,12 +147,12 @@ describe("Worker bindings", () => {
     )
       .toThrow(/UPSTREAM_PROTOCOL/);
     expect(() => relayOptionsFromEnv({ UPSTREAM_BASE_URL: "https://x.test", FALLBACKS: "{" }))
-      .toThrow(/FALLBACKS must be a JSON array/);
+      .toThrow(/FALLBACKS is not valid JSON/);
     expect(() =>
       relayOptionsFromEnv({
         UPSTREAM_BASE_URL: "https://x.test",
         FALLBACKS: '[{"baseURL":"https://y.test","apiKeySecret":"MISSING"}]',
       })
-    ).toThrow(/MISSING/);
+    ).toThrow(/FALLBACKS\[0\]\.apiKeySecret must name a secret binding that is set/);
   });
 });
