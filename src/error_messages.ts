@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { TimeoutPhase } from "./errors.ts";
+import type { RedirectReason, TimeoutPhase } from "./errors.ts";
 
 /** `#` stands for the limit in ms; each names the option that sets it. */
 const TIMEOUT_TEXT: Record<TimeoutPhase, string> = {
@@ -74,6 +74,27 @@ export function upstreamMessage(providerMessage: string, retryable: boolean): st
 export function partialMessage(cause: unknown): string {
   return `stopstream: ${whatBroke(cause)} after part of the answer had arrived; that part is ` +
     "kept, and sending the request again gets a complete answer";
+}
+
+const REDIRECTED: Record<RedirectReason, string> = {
+  "cross-origin": "to another origin, where the key must not go",
+  loop: "in a loop",
+  "too-many": "more than 5 times",
+  opaque: "(the browser hides where to)",
+};
+
+/**
+ * A `RedirectError`'s sentence.
+ *
+ * @example
+ * ```ts
+ * redirectMessage("loop", "https://api.example"); // "stopstream: the server redirected the request in a loop (https://api.example); …"
+ * ```
+ */
+export function redirectMessage(reason: RedirectReason, origin: string | undefined): string {
+  return `stopstream: the server redirected the request ${REDIRECTED[reason]}${
+    origin ? ` (${origin})` : ""
+  }; use the URL it redirects to as the base URL, if you trust it`;
 }
 
 function statusAdvice(status: number): string {

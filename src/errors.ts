@@ -12,6 +12,7 @@
 
 import {
   partialMessage,
+  redirectMessage,
   statusMessage,
   timeoutMessage,
   upstreamMessage,
@@ -211,6 +212,40 @@ export class PartialStreamError extends StopstreamError {
   }
 }
 
+/** Why a {@linkcode RedirectError} was thrown. */
+export type RedirectReason = "cross-origin" | "loop" | "too-many" | "opaque";
+
+/**
+ * The server redirected the request somewhere stopstream will not follow: to another origin
+ * (where the credentials must not go), in a loop, more than 5 times, or — in a browser — at all
+ * (the browser hides where an opaque redirect points). Same-origin redirects are followed, up to
+ * 5, with the same method, headers and body. Never retried: the same request would be
+ * redirected the same way.
+ *
+ * @example
+ * ```ts
+ * if (isRedirectError(e)) console.log(`refused a redirect to ${e.targetOrigin}: ${e.reason}`);
+ * ```
+ */
+export class RedirectError extends StopstreamError {
+  /** `"RedirectError"`. */
+  override name = "RedirectError";
+  /** Another origin, a loop, a sixth redirect, or a browser's opaque redirect. */
+  readonly reason: RedirectReason;
+  /** The redirect's status (301, 302, 303, 307, 308), or 0 for a browser's opaque redirect. */
+  readonly status: number;
+  /** The origin the server redirected to; `undefined` when the runtime hides it (`opaque`). */
+  readonly targetOrigin: string | undefined;
+
+  /** Thrown by the transport when it will not follow a redirect. */
+  constructor(reason: RedirectReason, status: number, targetOrigin: string | undefined) {
+    super(redirectMessage(reason, targetOrigin));
+    this.reason = reason;
+    this.status = status;
+    this.targetOrigin = targetOrigin;
+  }
+}
+
 function hasName(value: unknown, name: string): boolean {
   return value instanceof Error && (value as { [BRAND]?: boolean })[BRAND] === true &&
     value.name === name;
@@ -310,4 +345,16 @@ export function isUpstreamStreamError(value: unknown): value is UpstreamStreamEr
  */
 export function isPartialStreamError(value: unknown): value is PartialStreamError {
   return hasName(value, "PartialStreamError");
+}
+
+/**
+ * Whether `value` is a {@linkcode RedirectError}.
+ *
+ * @example
+ * ```ts
+ * if (isRedirectError(e)) console.log(e.targetOrigin);
+ * ```
+ */
+export function isRedirectError(value: unknown): value is RedirectError {
+  return hasName(value, "RedirectError");
 }

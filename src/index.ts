@@ -14,17 +14,19 @@ export {
   isConnectionError,
   isInterruptedError,
   isPartialStreamError,
+  isRedirectError,
   isStopstreamError,
   isStreamProtocolError,
   isTimeoutError,
   isUpstreamStreamError,
   PartialStreamError,
+  RedirectError,
   StopstreamError,
   StreamProtocolError,
   TimeoutError,
   UpstreamStreamError,
 } from "./errors.ts";
-export type { TimeoutPhase } from "./errors.ts";
+export type { RedirectReason, TimeoutPhase } from "./errors.ts";
 export type {
   AssistantMessage,
   ChatOutput,

@@ -7,9 +7,10 @@
 
 import type { Accumulator } from "./accumulator.ts";
 import type { CallControl, Cancellable } from "./call_control.ts";
-import { APIStatusError, ConnectionError, StreamProtocolError } from "./errors.ts";
+import { APIStatusError, ConnectionError, isRedirectError, StreamProtocolError } from "./errors.ts";
 import type { Protocol, ProtocolRequest } from "./protocols/protocol.ts";
 import { credentialsOf, redactError } from "./redact.ts";
+import { fetchFollowing } from "./redirects.ts";
 import { errorInBody, headersToRecord } from "./response.ts";
 import { SseFeed } from "./sse_feed.ts";
 import type { StreamEvent } from "./types.ts";
@@ -135,9 +136,10 @@ export class Attempt implements Cancellable {
     const signal = this.#abort.signal;
     let response: Response;
     try {
-      const sent = "method" in request
-        ? fetchFn(url, { method: request.method, headers, signal })
-        : fetchFn(url, { method: "POST", headers, body: request.body, signal });
+      const init: RequestInit = "method" in request
+        ? { method: request.method, headers, signal }
+        : { method: "POST", headers, body: request.body, signal };
+      const sent = fetchFollowing(fetchFn, url, init);
       // A fetch that ignores its signal must not hold a stop or a timeout hostage; if it
       // answers after all, its body is released.
       sent.then((late) => {
@@ -149,6 +151,7 @@ export class Attempt implements Cancellable {
       response = await Promise.race([sent, cancelled]);
       this.#rejectSend = undefined;
     } catch (error) {
+      if (this.failure === undefined && isRedirectError(error)) throw error;
       throw this.failure ?? new ConnectionError(
         "stopstream: the request could not be sent (no connection, DNS, TLS or CORS failure); " +
           "check the base URL and that the server is reachable",

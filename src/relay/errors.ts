@@ -10,6 +10,7 @@ import {
   isConnectionError,
   isInterruptedError,
   isPartialStreamError,
+  isRedirectError,
   isStreamProtocolError,
   isTimeoutError,
   isUpstreamStreamError,
@@ -199,6 +200,19 @@ function classify(
       },
     };
   }
+  if (isRedirectError(error)) {
+    // Where it pointed is for the log: it may be an internal host.
+    return {
+      what: "the upstream redirected the request",
+      failure: {
+        status: 502,
+        message: "The upstream redirected the request to another origin, which the relay does " +
+          "not follow; check the relay's upstream base URL (the relay log has the target).",
+        type: "upstream_error",
+        code: "upstream_redirect",
+      },
+    };
+  }
   if (isInterruptedError(error)) {
     // Only reached when the caller went away; nobody reads this, 499 is what proxies log.
     return {
@@ -273,7 +287,7 @@ function detailOf(error: unknown): string | undefined {
     }
     return undefined;
   }
-  if (isStreamProtocolError(error)) return error.message;
+  if (isStreamProtocolError(error) || isRedirectError(error)) return error.message;
   return undefined;
 }
 

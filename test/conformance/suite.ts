@@ -91,6 +91,11 @@ async function stats(
   return await response.json() as FaultStats;
 }
 
+/** Whether the suite runs in a browser page (where a redirect in "manual" mode is opaque). */
+function isBrowser(): boolean {
+  return typeof (globalThis as { document?: unknown }).document === "object";
+}
+
 // ---- assertions: plain functions that throw, usable under any runner ----
 
 function fail(message: string): never {
@@ -384,6 +389,52 @@ export const cases: readonly ConformanceCase[] = [
       assertEqual(error.partial.content, text, "partial.content vs streamed text");
       const seen = await stats(ctx, id, { cancelled: 1 });
       assertEqual(seen, { requests: 1, cancelled: 1, completed: 0 }, "server stats");
+    },
+  },
+  {
+    name: "a redirect to another origin is a RedirectError naming it; nothing is sent there",
+    async run(ctx) {
+      const id = freshId("redirect-away");
+      // Same server, another origin: a followed redirect would show up in its counters.
+      const other = ctx.origin.replace("127.0.0.1", "localhost");
+      const target = `${other}/t/${encodeURIComponent(id)}/v1/chat/completions`;
+      const error = await ctx.lib.streamChat({
+        baseURL: `${ctx.origin}/t/${encodeURIComponent(id)}/r/${encodeURIComponent(target)}/v1`,
+        apiKey: "sk-conformance-redirect-0001",
+        body: BODY,
+        retry: QUICK_RETRY,
+      }).result.then(() => undefined, (e: unknown) => e);
+      assertIs(ctx.lib.isRedirectError, error, "a RedirectError");
+      if (isBrowser()) {
+        // A browser hides where an opaque redirect points.
+        assertEqual([error.reason, error.targetOrigin], ["opaque", undefined], "reason, origin");
+      } else {
+        assertEqual([error.reason, error.targetOrigin], ["cross-origin", other], "reason, origin");
+      }
+      assertEqual(error.attempts, 1, "attempts");
+      const seen = await stats(ctx, id, { requests: 2 }, 300);
+      assertEqual(seen.requests, 1, "requests (no retry, nothing followed)");
+    },
+  },
+  {
+    name: "a same-origin redirect is followed (outside browsers, which hide it: RedirectError)",
+    async run(ctx) {
+      const id = freshId("redirect-here");
+      const target = `${ctx.origin}/t/${encodeURIComponent(id)}/f/words%3D4/v1/chat/completions`;
+      const outcome = await ctx.lib.streamChat({
+        baseURL: `${ctx.origin}/t/${encodeURIComponent(id)}/r/${encodeURIComponent(target)}/v1`,
+        body: BODY,
+        retry: QUICK_RETRY,
+      }).result.then((result) => result, (e: unknown) => e);
+      if (isBrowser()) {
+        assertIs(ctx.lib.isRedirectError, outcome, "a RedirectError");
+        assertEqual(outcome.reason, "opaque", "reason");
+        assertEqual((await stats(ctx, id, { requests: 2 }, 300)).requests, 1, "requests");
+      } else {
+        assert(!(outcome instanceof Error), `expected an answer, got ${describe(outcome)}`);
+        assert((outcome as { content: string }).content.length > 0, "no content");
+        assertEqual((await stats(ctx, id, { completed: 1 })).requests, 2, "requests");
+      }
     },
   },
 ];

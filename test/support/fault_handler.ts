@@ -71,6 +71,7 @@ export function isDemoDrop(error: unknown): boolean {
 
 const ROUTE = /^\/t\/([^/]+)(?:\/f\/([^/]*))?\/v1\/chat\/completions$/;
 const STATS_ROUTE = /^\/t\/([^/]+)\/stats$/;
+const REDIRECT_ROUTE = /^\/t\/([^/]+)\/r\/([^/]+)\/v1\/chat\/completions$/;
 const FIELDS = ["requests", "cancelled", "completed"] as const;
 const CORS: Record<string, string> = {
   "access-control-allow-origin": "*",
@@ -82,7 +83,8 @@ const CORS: Record<string, string> = {
  *
  * Routes: `POST /t/<id>/v1/chat/completions` (faults from `x-demo-fault`),
  * `POST /t/<id>/f/<url-encoded spec>/v1/chat/completions` (faults in the path, for clients that
- * cannot set headers), `GET /t/<id>/stats` (JSON counters; `?cancelled=1&timeout=2000` waits
+ * cannot set headers), `POST /t/<id>/r/<url-encoded URL>/v1/chat/completions` (a 307 to that
+ * URL, counted as a request), `GET /t/<id>/stats` (JSON counters; `?cancelled=1&timeout=2000` waits
  * until `cancelled >= 1` so out-of-process tests need no sleeps), `GET /healthz`, and CORS
  * preflights. The attempt number is the count of requests seen for `<id>`.
  *
@@ -156,6 +158,12 @@ export function createFaultHandler(options: FaultHandlerOptions = {}): FaultHand
       }
       const timeout = Number(url.searchParams.get("timeout") ?? 2000);
       return Response.json(await waitFor(id, atLeast, timeout));
+    }
+    const redirect = REDIRECT_ROUTE.exec(url.pathname);
+    if (redirect !== null) {
+      bump(decodeURIComponent(redirect[1] ?? ""), "requests");
+      const location = decodeURIComponent(redirect[2] ?? "");
+      return new Response(null, { status: 307, headers: { location } });
     }
     const match = ROUTE.exec(url.pathname);
     if (match === null) {

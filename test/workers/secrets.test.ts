@@ -161,4 +161,18 @@ describe("what an upstream says is not always passed on", () => {
       expect(dropped.headers.get("retry-after")).toBeNull();
     }
   });
+
+  it("an upstream redirect to another origin is a 502 upstream_redirect; the origin goes to the log only", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const { app, upstream } = relay(() =>
+      new Response(null, { status: 307, headers: { location: "https://internal.corp:8443/v1" } })
+    );
+    const response = await postChat(app, chatBody({ stream: true }));
+    expect(response.status).toBe(502);
+    const text = await response.text();
+    expect(JSON.parse(text).error.code).toBe("upstream_redirect");
+    expect(text).not.toContain("internal.corp");
+    expect(warn.mock.calls.join(" ")).toContain("https://internal.corp:8443");
+    expect(upstream.seen).toHaveLength(1);
+  });
 });

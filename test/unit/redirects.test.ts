@@ -1,0 +1,129 @@
+/**
+ * Redirects never carry credentials to another origin: stopstream follows same-origin redirects
+ * itself (up to 5, same method, headers and body) and refuses the rest with a RedirectError that
+ * names the target origin, without a retry or a fallback. Loopback servers, because what
+ * matters is what reaches a socket (MSW cannot show it).
+ */
+
+import { afterEach, describe, expect, test } from "vitest";
+import { isRedirectError, RedirectError, streamChat } from "../../src/index.ts";
+import { type NodeServer, startNodeServer } from "../support/node_server.ts";
+import { chunk, DONE, sse } from "../support/sse.ts";
+
+const KEY = "sk-ant-api03-redirect-test-key-000";
+const servers: NodeServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function serve(handler: (request: Request) => Response | Promise<Response>) {
+  const server = await startNodeServer(async (request) => await handler(request));
+  servers.push(server);
+  return server;
+}
+
+const redirect = (status: number, location: string) => () =>
+  new Response(null, { status, headers: { location } });
+const answer = () =>
+  new Response(sse(chunk({ content: "ok" })) + sse(chunk({}, "stop")) + DONE, {
+    headers: { "content-type": "text/event-stream" },
+  });
+
+/** An Anthropic-style call (the key travels in x-api-key, which fetch never strips). */
+function call(baseURL: string, extra: Record<string, unknown> = {}) {
+  return streamChat({
+    baseURL,
+    apiKey: KEY,
+    headers: { "x-team": "blue" },
+    body: { model: "m", messages: [{ role: "user", content: "hi" }] },
+    retry: { initialDelayMs: 1, maxDelayMs: 2 },
+    ...extra,
+  });
+}
+
+describe("redirects", () => {
+  test("a 307 to another origin: RedirectError naming it, nothing sent there, no retry, no fallback", async () => {
+    const other = await serve(answer);
+    const fallback = await serve(answer);
+    const first = await serve(redirect(307, `${other.url}/v1/messages`));
+    const error = await call(`${first.url}/v1`, {
+      protocol: "anthropic-messages",
+      fallbacks: [{ baseURL: `${fallback.url}/v1`, protocol: "openai-chat" }],
+    }).result.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RedirectError);
+    expect(isRedirectError(error)).toBe(true);
+    const redirectError = error as RedirectError;
+    expect(redirectError.name).toBe("RedirectError");
+    expect(redirectError.reason).toBe("cross-origin");
+    expect(redirectError.status).toBe(307);
+    expect(redirectError.targetOrigin).toBe(other.url);
+    expect(redirectError.message).toContain(other.url);
+    expect(redirectError.attempts).toBe(1);
+    expect(first.requests()).toHaveLength(1);
+    expect(first.requests()[0]!.headers.get("x-api-key")).toBe(KEY);
+    expect(other.requests()).toHaveLength(0);
+    expect(fallback.requests()).toHaveLength(0);
+  });
+
+  test("same-origin redirects (301, 302, 303, 307, 308) are followed with the same method, headers and body", async () => {
+    const bodies: string[] = [];
+    const server = await serve(async (request) => {
+      bodies.push(await request.text());
+      const hop = Number(new URL(request.url).pathname.split("/")[1]);
+      const statuses = [301, 302, 303, 307, 308];
+      return hop < statuses.length
+        ? redirect(statuses[hop]!, `/${hop + 1}/v1/chat/completions`)()
+        : answer();
+    });
+    const result = await call(`${server.url}/0/v1`).result;
+    expect(result.content).toBe("ok");
+    const requests = server.requests();
+    expect(requests.map((r) => r.path)).toEqual(
+      [0, 1, 2, 3, 4, 5].map((n) => `/${n}/v1/chat/completions`),
+    );
+    for (const request of requests) {
+      expect(request.method).toBe("POST");
+      expect(request.headers.get("authorization")).toBe(`Bearer ${KEY}`);
+      expect(request.headers.get("x-team")).toBe("blue");
+      expect(request.headers.get("content-type")).toBe("application/json");
+    }
+    expect(new Set(bodies).size).toBe(1);
+    expect(JSON.parse(bodies[0]!)).toMatchObject({ model: "m", stream: true });
+  });
+
+  test("a sixth redirect is a RedirectError (too-many) after six requests, not retried", async () => {
+    const server = await serve((request) => {
+      const hop = Number(new URL(request.url).pathname.split("/")[1]);
+      return redirect(307, `/${hop + 1}/v1/chat/completions`)();
+    });
+    const error = await call(`${server.url}/0/v1`).result.catch((e: unknown) => e);
+    expect((error as RedirectError).reason).toBe("too-many");
+    expect((error as RedirectError).targetOrigin).toBe(server.url);
+    expect((error as RedirectError).attempts).toBe(1);
+    expect(server.requests()).toHaveLength(6);
+  });
+
+  test("a redirect loop is a RedirectError (loop) at once, not a retried network error", async () => {
+    const server = await serve((request) =>
+      redirect(
+        302,
+        new URL(request.url).pathname.startsWith("/a/")
+          ? "/b/v1/chat/completions"
+          : "/a/v1/chat/completions",
+      )()
+    );
+    const error = await call(`${server.url}/a/v1`).result.catch((e: unknown) => e);
+    expect((error as RedirectError).reason).toBe("loop");
+    expect(server.requests().map((r) => r.path)).toEqual([
+      "/a/v1/chat/completions",
+      "/b/v1/chat/completions",
+    ]);
+  });
+
+  test("a 3xx without a Location header is an APIStatusError like any other status", async () => {
+    const server = await serve(() => new Response("moved", { status: 302 }));
+    const error = await call(`${server.url}/v1`, { maxRetries: 0 }).result.catch((e: unknown) => e);
+    expect((error as Error).name).toBe("APIStatusError");
+    expect(server.requests()).toHaveLength(1);
+  });
+});
