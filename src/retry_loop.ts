@@ -105,8 +105,9 @@ export async function runCall(
         const error = fresh ? stream.failure(caught) : caught;
         lastError = error;
         const retryable = isRetryable(error);
-        if (fresh && (acc.delivered || previous !== undefined)) {
-          // Content reached the caller: retrying the same request would repeat it.
+        // Content reached the caller: retrying the same request would repeat it (unless the
+        // caller asked to start over: it shows nothing until the end).
+        if (fresh && ((acc.delivered && plan.onPartial !== "retry") || previous !== undefined)) {
           const canContinue = plan.onPartial === "continue" && retryable && !exhausted &&
             acc.toolCalls.length === 0 && acc.lastKind !== "reasoning" &&
             target.protocol.continuationBody !== undefined && acc.content.length > 0;

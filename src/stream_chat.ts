@@ -22,7 +22,7 @@ const DEFAULTS = {
   maxEventBytes: 16 * 1024 * 1024,
 } as const;
 
-const POLICIES: readonly PartialPolicy[] = ["throw", "return", "continue"];
+const POLICIES: readonly PartialPolicy[] = ["throw", "return", "continue", "retry"];
 
 /** Every option name; `satisfies` makes a new option in `types.ts` a compile error here. */
 const OPTIONS = {

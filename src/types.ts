@@ -314,9 +314,11 @@ export interface Timeouts {
 /**
  * What to do when a stream fails after content reached the caller.
  * `"throw"` (default) rejects with `PartialStreamError`; `"return"` resolves with
- * `result.partial = true`; `"continue"` asks the provider for the rest.
+ * `result.partial = true`; `"continue"` asks the provider for the rest; `"retry"` starts over,
+ * retrying (and falling back) as if nothing had arrived — for callers who show nothing until
+ * the end (an iterator sees the abandoned attempt's events, then a `retry` event).
  */
-export type PartialPolicy = "throw" | "return" | "continue";
+export type PartialPolicy = "throw" | "return" | "continue" | "retry";
 
 /**
  * Options of {@linkcode streamChat}.

@@ -1,6 +1,7 @@
 /**
  * The partial-stream policy: what happens when a stream fails after content reached the
- * caller. "throw" (default), "return" (keep it), "continue" (ask for the rest).
+ * caller. "throw" (default), "return" (keep it), "continue" (ask for the rest), "retry" (start
+ * over, for callers who show nothing until the end).
  */
 
 import { describe, expect, test } from "vitest";
@@ -63,6 +64,44 @@ describe.each(WIRES)("$protocol partial stream", (wire) => {
     expect(isConnectionError(run.result?.error)).toBe(true);
     expect(run.events.some((e) => e.type === "retry")).toBe(false);
     expect(up.count).toBe(1);
+  });
+
+  test("'retry' starts over: the answer is the new attempt's alone, as if nothing had arrived", async () => {
+    const up = upstream(
+      server,
+      BASE,
+      wire,
+      (n, req) =>
+        n === 1 ? cutAfter(wire, req, "Hello, ", "wor") : complete(wire, req, "Hi ", "again"),
+    );
+    const run = await collect(streamChat(options(wire, { onPartial: "retry" })));
+    expect(run.error).toBeUndefined();
+    expect(run.result).toMatchObject({ content: "Hi again", attempts: 2 });
+    expect(run.result?.partial).toBeUndefined();
+    // An iterator saw the abandoned attempt, then a retry event saying it starts over.
+    expect(run.events.map((e) => e.type)).toContain("retry");
+    expect(up.count).toBe(2);
+  });
+
+  test("'retry' falls back once the target's retries are used up; the last error has no partial", async () => {
+    const up = upstream(server, BASE, wire, (_n, req) => cutAfter(wire, req, "Hel"));
+    const other = upstream(
+      server,
+      "https://other.test/v1",
+      wire,
+      (_n, req) => complete(wire, req, "ok"),
+    );
+    const result = await streamChat(options(wire, {
+      onPartial: "retry",
+      maxRetries: 1,
+      fallbacks: [{ baseURL: "https://other.test/v1", apiKey: "sk-other" }],
+    })).result;
+    expect(result).toMatchObject({ content: "ok", attempts: 3, target: { index: 1 } });
+    expect(up.count).toBe(2);
+    expect(other.count).toBe(1);
+    const failed = await collect(streamChat(options(wire, { onPartial: "retry", maxRetries: 1 })));
+    expect(isConnectionError(failed.error)).toBe(true);
+    expect(isPartialStreamError(failed.error)).toBe(false);
   });
 
   test("'continue' with a tool call in flight behaves as 'throw'", async () => {
