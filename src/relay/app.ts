@@ -12,7 +12,8 @@ import { streamChat } from "../stream_chat.ts";
 import type { StreamChatOptions } from "../types.ts";
 import { createKeyCheck } from "./auth.ts";
 import { ChunkEncoder, toChatCompletion } from "./chunks.ts";
-import { describeFailure, errorResponse, type RelayFailure } from "./errors.ts";
+import { errorResponse, type RelayFailure } from "./errors.ts";
+import { jsonResponse } from "./json_response.ts";
 import { type RelayOptions, type ResolvedUpstream, resolveRelayOptions } from "./options.ts";
 import { type ChatRequestBody, parseChatRequest, readLimited } from "./request_body.ts";
 import { sseResponse } from "./sse_response.ts";
@@ -105,8 +106,12 @@ export function createRelay(options: RelayOptions = {}): Hono {
       : config.upstreams;
     const upstream = createUpstreamFetch(config.fetch, inProcess);
     const abort = new AbortController();
+    const streaming = body.stream === true;
     const chat = streamChat({
       ...callOptions(upstreams, body, forwardedHeaders(c.req.raw.headers)),
+      // A non-streaming caller sees nothing until the whole answer exists: a failure after
+      // part of it is retried (and falls back) like one before it.
+      ...(streaming ? {} : { onPartial: "retry" as const }),
       // The caller's own signal: it fires when the caller disconnects (on Workers with the
       // `enable_request_signal` flag), and a caller abort is never retried.
       signal: AbortSignal.any([c.req.raw.signal, abort.signal]),
@@ -118,19 +123,21 @@ export function createRelay(options: RelayOptions = {}): Hono {
     const id = `chatcmpl-${crypto.randomUUID().replaceAll("-", "")}`;
     const model = upstreams[0]?.model ?? (typeof body.model === "string" ? body.model : DEMO_MODEL);
 
-    if (body.stream !== true) {
-      try {
-        const result = await chat.result;
-        const completion = toChatCompletion(result, result.id || id, result.model || model);
-        return c.json(completion, 200, {
+    if (!streaming) {
+      const answer = chat.result.then((result) => ({
+        json: JSON.stringify(toChatCompletion(result, result.id || id, result.model || model)),
+        headers: {
           "x-stopstream-attempts": String(result.attempts),
           "x-stopstream-upstream": String(result.target?.index ?? 0),
-        });
-      } catch (error) {
-        return errorResponse(describeFailure(error, secrets), {
-          "x-stopstream-attempts": String(upstream.calls),
-        });
-      }
+        },
+      }));
+      return await jsonResponse({
+        answer,
+        abort,
+        keepAliveMs: config.keepAliveMs,
+        secrets,
+        attempts: () => upstream.calls,
+      });
     }
     const streamOptions = body.stream_options as { include_usage?: unknown } | null | undefined;
     return await sseResponse({

@@ -35,8 +35,8 @@ export interface RelayEnv {
   /** Secret: comma-separated client keys. */
   RELAY_KEYS?: string;
   /**
-   * Keep-alive interval in ms (default 15 000). While the caller waits, keep-alives are also
-   * how a Worker notices that the caller went away, so this bounds how long that takes.
+   * Keep-alive interval in ms during silences once the answer flows (default 15 000). Before
+   * it, the relay writes every 400 ms anyway: how a Worker notices a caller who went away.
    */
   KEEPALIVE_MS?: string;
   /** Secrets named by `FALLBACKS` entries. */

@@ -59,7 +59,11 @@ export interface RelayOptions {
   upstreams?: RelayUpstream[];
   /** Accepted client keys (`Authorization: Bearer <key>`). Absent or empty: no auth. */
   keys?: string[];
-  /** SSE keep-alive comment interval while the caller waits. Default 15 000. */
+  /**
+   * SSE keep-alive comment interval during silences once the answer flows. Default 15 000.
+   * Before the answer begins the relay writes every 400 ms (and commits the status after at
+   * most 1 s), or every `keepAliveMs` if that is shorter.
+   */
   keepAliveMs?: number;
   /** Largest request body accepted, in bytes. Default 1 MiB. */
   maxBodyBytes?: number;

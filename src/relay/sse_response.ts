@@ -1,13 +1,13 @@
 /**
  * The streaming answer of the relay: holds the HTTP status back until an upstream answers 200
- * (so failures before that are real HTTP errors: an upstream 4xx keeps its status), sends
- * `: keep-alive` comments while the caller waits, and ends a stream that failed after that
- * with an error event and no `[DONE]`.
+ * or the commit time passes (so an early failure is a real HTTP error: an upstream 4xx keeps
+ * its status), writes `: keep-alive` comments while the caller waits, and ends a stream that
+ * failed after that with an error event and no `[DONE]`.
  *
- * Workers learn that a caller disconnected when a write to it fails (with the
- * `enable_request_signal` flag, `request.signal` then fires). Tokens are writes, so a
- * disconnect mid-answer aborts the upstream at once; while waiting, the keep-alives are the
- * writes, so it is noticed within `keepAliveMs`.
+ * Workers learn that a caller disconnected when a write to it fails (see `commit.ts`). Tokens
+ * are writes, so a disconnect mid-answer aborts the upstream at once; before the first token
+ * the comments are the writes, sent every `probeMs` so a caller who leaves is noticed within
+ * about a second; after it, silences get a comment every `keepAliveMs`.
  *
  * @module
  */
@@ -16,12 +16,12 @@ import type { ChatStream } from "../chat_stream.ts";
 import { isInterruptedError } from "../errors.ts";
 import type { StreamEvent } from "../types.ts";
 import { type ChunkEncoder, DONE_EVENT } from "./chunks.ts";
+import { COMMIT, commitTiming, raceCommit } from "./commit.ts";
 import { describeFailure, errorBody, errorResponse } from "./errors.ts";
 
 const KEEP_ALIVE = ": keep-alive\n\n";
 /** Largest batch of already-parsed events sent as one write. */
 const MAX_WRITE = 16 * 1024;
-const TIMED_OUT: unique symbol = Symbol("timed out");
 const noop = (): void => {};
 
 /**
@@ -45,8 +45,8 @@ export interface RelayedStream {
 }
 
 /**
- * Run the call until an upstream answers 200 (or `keepAliveMs` passes), then answer: an OpenAI error with
- * the right status when it failed before that, an SSE stream of chunks otherwise.
+ * Run the call until an upstream answers 200 (or the commit time passes), then answer: an OpenAI
+ * error with the right status when it failed before that, an SSE stream of chunks otherwise.
  *
  * @example
  * ```ts
@@ -54,21 +54,17 @@ export interface RelayedStream {
  * ```
  */
 export async function sseResponse(call: RelayedStream): Promise<Response> {
+  const commitAt = Date.now() + commitTiming(call.keepAliveMs).commitMs;
   const iterator = call.stream[Symbol.asyncIterator]();
   let pending: Promise<IteratorResult<StreamEvent>> | undefined = iterator.next();
   let buffered = "";
   let ended = false;
   let upstream = 0;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = setTimeout(resolve, call.keepAliveMs, TIMED_OUT);
-  });
   try {
     // Retries, stalls and fallbacks before the first content stay invisible: nothing is sent.
     while (pending !== undefined) {
-      pending.catch(noop); // awaited later when the deadline wins the race
-      const step = await Promise.race([pending, deadline]);
-      if (step === TIMED_OUT) break;
+      const step = await raceCommit(pending, commitAt - Date.now());
+      if (step === COMMIT) break;
       pending = undefined;
       if (step.done) {
         ended = true;
@@ -86,8 +82,6 @@ export async function sseResponse(call: RelayedStream): Promise<Response> {
     return errorResponse(describeFailure(error, call.secrets), {
       "x-stopstream-attempts": String(call.attempts()),
     });
-  } finally {
-    clearTimeout(timer);
   }
   const headers = new Headers({
     "content-type": "text/event-stream; charset=utf-8",
@@ -134,12 +128,15 @@ function streamBody(
         send(DONE_EVENT);
         return close();
       }
-      // A quarter-interval tick keeps silences within 1.25 × keepAliveMs without a timer per
-      // chunk; any write is as good as a keep-alive for proxies and browsers.
+      // One interval, not a timer per chunk. Until the answer begins every tick writes (the
+      // caller waits: a write is how a Worker notices it left); after, a quarter-interval tick
+      // keeps silences within 1.25 × keepAliveMs, and any write is as good as a keep-alive.
       const { keepAliveMs } = call;
+      const tick = Math.max(1, Math.min(commitTiming(keepAliveMs).probeMs, keepAliveMs / 4));
       keepAlive = setInterval(() => {
-        if (!closed && Date.now() - lastWrite >= keepAliveMs) send(KEEP_ALIVE);
-      }, Math.max(1, keepAliveMs / 4));
+        if (closed) return;
+        if (!call.encoder.started || Date.now() - lastWrite >= keepAliveMs) send(KEEP_ALIVE);
+      }, tick);
     },
     async pull() {
       // Events the client has already parsed (one network chunk's worth) go out as one write:

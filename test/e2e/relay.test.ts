@@ -39,12 +39,8 @@ beforeAll(async () => {
   upstream = await startNodeServer(promptFaultUpstream());
   [demoRelay, proxyRelay] = await Promise.all([
     startWranglerDev(),
-    startWranglerDev({
-      UPSTREAM_BASE_URL: `${upstream.url}/v1`,
-      UPSTREAM_MODEL: "loopback",
-      // Keep-alives are how a Worker notices a caller gone while there is nothing else to send.
-      KEEPALIVE_MS: "200",
-    }),
+    // The default KEEPALIVE_MS (15 s): noticing a caller gone must not depend on it.
+    startWranglerDev({ UPSTREAM_BASE_URL: `${upstream.url}/v1`, UPSTREAM_MODEL: "loopback" }),
   ]);
 });
 
@@ -144,49 +140,75 @@ describe("wrangler dev + the official openai SDK (demo upstream)", () => {
 });
 
 describe("wrangler dev: a caller that disconnects aborts the upstream request", () => {
-  const post = (content: string, signal: AbortSignal): Promise<Response> =>
+  const post = (content: string, signal: AbortSignal, stream = true): Promise<Response> =>
     fetch(`${proxyRelay.url}/v1/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ model: "x", stream: true, messages: [{ role: "user", content }] }),
+      body: JSON.stringify({ model: "x", stream, messages: [{ role: "user", content }] }),
       signal,
     });
+
+  /**
+   * Disconnects once `ready` resolves; the upstream must see its connection close within 2 s
+   * of that (workerd notices only when a write to the caller fails), and a later request must
+   * be the only other one: the abandoned call was never retried.
+   */
+  async function expectUpstreamCut(
+    before: number,
+    caller: AbortController,
+    ready: Promise<unknown>,
+  ): Promise<void> {
+    const served = await upstream.request(before + 1);
+    await ready;
+    const disconnected = Date.now();
+    caller.abort();
+    expect(await served.closed).toBe("aborted");
+    expect(Date.now() - disconnected).toBeLessThan(2_000);
+    const ok = await post("words=3", AbortSignal.timeout(10_000));
+    expect(await ok.text()).toContain("[DONE]");
+    expect(upstream.requests().length).toBe(before + 2);
+  }
 
   it("mid-stream: the upstream sees its stream cancelled, and nothing is retried", async () => {
     const before = upstream.requests().length;
     const caller = new AbortController();
     const response = await post("words=200", caller.signal);
     expect(response.status).toBe(200);
-    const reader = response.body!.getReader();
-    await reader.read();
-    const served = await upstream.request(before + 1);
-    caller.abort();
-    expect(await served.closed).toBe("aborted");
-    expect(upstream.requests().length).toBe(before + 1);
+    await response.body!.getReader().read();
+    await expectUpstreamCut(before, caller, Promise.resolve());
   });
 
-  it("while the upstream is silent before the first token: aborted at the next keep-alive", async () => {
+  it("streaming, while the upstream is silent before the first token", async () => {
     const before = upstream.requests().length;
     const caller = new AbortController();
     const response = await post("stall-after=0,stall-ms=20000", caller.signal);
     expect(response.status).toBe(200);
-    const served = await upstream.request(before + 1);
-    caller.abort();
-    expect(await served.closed).toBe("aborted");
-    expect(upstream.requests().length).toBe(before + 1);
+    await expectUpstreamCut(before, caller, Promise.resolve());
   });
 
-  it("before the upstream answers at all: aborted too, and never retried", async () => {
+  it("streaming, before the upstream answers at all (before the relay commits)", async () => {
     const before = upstream.requests().length;
     const caller = new AbortController();
     const pending = post("first-byte-ms=20000", caller.signal).catch((error: unknown) => error);
-    const served = await upstream.request(before + 1);
-    caller.abort();
+    await expectUpstreamCut(before, caller, Promise.resolve());
     expect(await pending).toBeInstanceOf(Error);
-    expect(await served.closed).toBe("aborted");
-    // A later request still works, and the aborted one was not retried in between.
-    const ok = await post("words=3", AbortSignal.timeout(10_000));
-    expect(await ok.text()).toContain("[DONE]");
-    expect(upstream.requests().length).toBe(before + 2);
+  });
+
+  it("stream: false, before the relay commits: the upstream is cut within 2 s", async () => {
+    const before = upstream.requests().length;
+    const caller = new AbortController();
+    const pending = post("first-byte-ms=20000", caller.signal, false).catch((e: unknown) => e);
+    await expectUpstreamCut(before, caller, Promise.resolve());
+    expect(await pending).toBeInstanceOf(Error);
+  });
+
+  it("stream: false, after the commit (while the relay writes spaces)", async () => {
+    const before = upstream.requests().length;
+    const caller = new AbortController();
+    const response = await post("first-byte-ms=20000", caller.signal, false);
+    expect(response.status).toBe(200);
+    const first = response.body!.getReader().read();
+    expect(new TextDecoder().decode((await first).value)).toMatch(/^ +$/);
+    await expectUpstreamCut(before, caller, Promise.resolve());
   });
 });
