@@ -117,7 +117,9 @@ function setFault(faults: DemoFaults, key: string, value: string): void {
     faults.html = parseFlag(value);
     return;
   }
-  const spec = NUMERIC_KEYS[key];
+  // Own keys only: `__proto__`, `constructor` or `toString` must be unknown keys, not
+  // Object.prototype's members.
+  const spec = Object.hasOwn(NUMERIC_KEYS, key) ? NUMERIC_KEYS[key] : undefined;
   if (spec === undefined) {
     throw new TypeError(
       `Unknown x-demo-fault key "${key}"; known keys: ${DEMO_FAULT_KEYS.join(", ")}, attemptN`,

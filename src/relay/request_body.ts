@@ -62,6 +62,13 @@ export async function readLimited(
 }
 
 /**
+ * Deepest nesting of arrays and objects a request may have. Real requests stay far below it
+ * (a tool's JSON schema nests a dozen levels); deeper ones only ever exercise recursion limits,
+ * which differ between runtimes (5,000 levels: a 500 under Node, a 200 under workerd).
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/**
  * Parse and validate a chat completions body; the failure is a 400 in OpenAI's shape.
  *
  * @example
@@ -71,6 +78,12 @@ export async function readLimited(
  * ```
  */
 export function parseChatRequest(text: string): ChatRequestBody | RelayFailure {
+  if (tooDeep(text, MAX_JSON_DEPTH)) {
+    return invalid(
+      `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`,
+      "invalid_body",
+    );
+  }
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -84,11 +97,41 @@ export function parseChatRequest(text: string): ChatRequestBody | RelayFailure {
   if (!Array.isArray(body.messages)) {
     return invalid("The request body must have a `messages` array.", "invalid_body");
   }
+  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== "boolean") {
+    // "true" must not quietly become a non-streaming answer.
+    return invalid("`stream` must be a boolean (true or false).", "invalid_type");
+  }
   if (body.n !== undefined && body.n !== null && body.n !== 1) {
     // The relay assembles and retries exactly one choice.
-    return invalid("The relay supports only `n: 1`.", "unsupported_parameter");
+    return invalid(
+      "The relay returns one choice per request: `n` must be 1 (or absent).",
+      "unsupported_parameter",
+    );
   }
   return body as ChatRequestBody;
+}
+
+/**
+ * Whether `text` nests `[`/`{` deeper than `limit`, outside strings. One pass, no allocation;
+ * malformed JSON is left for `JSON.parse` to refuse.
+ */
+function tooDeep(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // a backslash escapes the next character
+      else if (c === 34) inString = false;
+    } else if (c === 34) {
+      inString = true;
+    } else if (c === 91 || c === 123) {
+      if (++depth > limit) return true;
+    } else if (c === 93 || c === 125) {
+      depth--;
+    }
+  }
+  return false;
 }
 
 function invalid(message: string, code: string): RelayFailure {

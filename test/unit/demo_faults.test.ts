@@ -45,6 +45,11 @@ describe("parseDemoFaults", () => {
     expect(() => parseDemoFaults("drop-after=-1", 1)).toThrow(RangeError);
     expect(() => parseDemoFaults("ping-ms=0", 1)).toThrow(RangeError);
     expect(() => parseDemoFaults("html=yes", 1)).toThrow(RangeError);
+    // Object.prototype's members are unknown keys too, named in the message.
+    for (const key of ["__proto__", "constructor", "hasownproperty"]) {
+      expect(() => parseDemoFaults(`${key}=1`, 1)).toThrow(`Unknown x-demo-fault key "${key}"`);
+      expect(() => parseDemoFaults(`attempt2=${key}:1`, 1)).toThrow(`"${key}"`);
+    }
   });
 });
 
