@@ -39,9 +39,21 @@ export interface DemoFaults {
 
 type NumberField = Exclude<keyof DemoFaults, "html">;
 
+/**
+ * Every demo response ends within this many milliseconds, whatever its fault spec: a spec
+ * that would take longer is refused with a 400.
+ *
+ * @example
+ * ```ts
+ * MAX_RESPONSE_MS; // 120000
+ * ```
+ */
+export const MAX_RESPONSE_MS = 120_000;
 // Upper bounds keep a publicly deployed demo from being turned into a cheap way to hold
 // connections open for hours or to stream megabytes per request.
-const MAX_MS = 120_000;
+const MAX_MS = MAX_RESPONSE_MS;
+/** At most 50 pings a second: `ping-ms=1` meant 800 a second (timer granularity permitting). */
+const MIN_PING_MS = 20;
 const NUMERIC_KEYS: Readonly<Record<string, readonly [NumberField, number, number]>> = {
   "status": ["status", 200, 599],
   "retry-after": ["retryAfter", 0, 3600],
@@ -49,7 +61,7 @@ const NUMERIC_KEYS: Readonly<Record<string, readonly [NumberField, number, numbe
   "drop-after": ["dropAfter", 0, 10_000],
   "stall-ms": ["stallMs", 0, MAX_MS],
   "stall-after": ["stallAfter", 0, 10_000],
-  "ping-ms": ["pingMs", 1, MAX_MS],
+  "ping-ms": ["pingMs", MIN_PING_MS, MAX_MS],
   "error-event-after": ["errorEventAfter", 0, 10_000],
   "first-byte-ms": ["firstByteMs", 0, MAX_MS],
   "word-delay": ["wordDelayMs", 0, 10_000],

@@ -23,6 +23,8 @@ export interface DemoStreamInput {
   wordDelayMs: number;
   includeUsage: boolean;
   attempt: number;
+  /** When (ms since the epoch) the body is cut if it has not ended: a bound, whatever the timers. */
+  endBy?: number | undefined;
   /** Aborts the stream like a client disconnect (e.g. a Worker's `request.signal`). */
   signal?: AbortSignal | undefined;
   onCancel?: ((info: { attempt: number; wordsSent: number }) => void) | undefined;
@@ -55,6 +57,7 @@ export function createDemoStream(input: DemoStreamInput): ReadableStream<Uint8Ar
   let timer: ReturnType<typeof setTimeout> | undefined;
   let wake: (() => void) | undefined;
   let ping: ReturnType<typeof setInterval> | undefined;
+  let limit: ReturnType<typeof setTimeout> | undefined;
 
   const send = (text: string): void => {
     if (!finished) controller.enqueue(encoder.encode(text));
@@ -74,6 +77,7 @@ export function createDemoStream(input: DemoStreamInput): ReadableStream<Uint8Ar
   const finish = (): void => {
     finished = true;
     clearTimeout(timer);
+    clearTimeout(limit);
     clearInterval(ping);
     signal?.removeEventListener("abort", onAbort);
     // Releasing a pending sleep lets the loop see `finished` and return instead of hanging.
@@ -145,6 +149,13 @@ export function createDemoStream(input: DemoStreamInput): ReadableStream<Uint8Ar
       }
       signal?.addEventListener("abort", onAbort, { once: true });
       if (faults.pingMs !== undefined) ping = setInterval(send, faults.pingMs, PING);
+      if (input.endBy !== undefined) {
+        limit = setTimeout(() => {
+          if (finished) return;
+          finish();
+          controller.error(new Error("demo upstream: the response time limit was reached"));
+        }, Math.max(0, input.endBy - Date.now()));
+      }
       run().catch((error: unknown) => {
         if (finished) return;
         finish();

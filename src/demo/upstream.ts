@@ -6,11 +6,11 @@
  * @module
  */
 
-import { type DemoFaults, parseDemoFaults } from "./faults.ts";
+import { type DemoFaults, MAX_RESPONSE_MS, parseDemoFaults } from "./faults.ts";
 import { parseDemoRequest, planDemoReply } from "./reply.ts";
 import { createDemoStream } from "./stream.ts";
 
-export { type DemoFaults, parseDemoFaults };
+export { type DemoFaults, MAX_RESPONSE_MS, parseDemoFaults };
 
 /**
  * Options of {@link createDemoUpstream}.
@@ -111,6 +111,23 @@ export function createDemoUpstream(
     } catch (error) {
       return errorResponse(400, (error as Error).message);
     }
+    const plan = planDemoReply(body, {
+      ...(faults.reasoning !== undefined ? { reasoning: faults.reasoning } : {}),
+      ...(faults.words !== undefined ? { words: faults.words } : {}),
+    });
+    const delay = faults.wordDelayMs ?? wordDelayMs;
+    // Refused before any waiting: a public demo must not become a way to hold connections open.
+    const plannedMs = plannedDuration(faults, body.stream ? plan.deltas.length : 0, delay);
+    if (plannedMs > MAX_RESPONSE_MS) {
+      return errorResponse(
+        400,
+        `x-demo-fault asks for a response lasting about ${Math.ceil(plannedMs / 1000)} s; ` +
+          `every demo response ends within ${MAX_RESPONSE_MS / 1000} s`,
+        {},
+        "invalid_demo_fault",
+      );
+    }
+    const endBy = Date.now() + MAX_RESPONSE_MS;
     const headers = new Headers({ [DEMO_ATTEMPT_HEADER]: String(attempt) });
     if (faults.retryAfter !== undefined) headers.set("retry-after", String(faults.retryAfter));
     if (faults.retryAfterMs !== undefined) {
@@ -131,10 +148,6 @@ export function createDemoUpstream(
       headers.set("content-type", "text/html; charset=utf-8");
       return new Response(HTML, { status: 200, headers });
     }
-    const plan = planDemoReply(body, {
-      ...(faults.reasoning !== undefined ? { reasoning: faults.reasoning } : {}),
-      ...(faults.words !== undefined ? { words: faults.words } : {}),
-    });
     if (!body.stream) {
       headers.set("content-type", "application/json");
       return new Response(
@@ -163,6 +176,7 @@ export function createDemoUpstream(
       wordDelayMs,
       includeUsage: body.includeUsage,
       attempt,
+      endBy,
       signal: request.signal,
       onCancel: options.onCancel,
     });
@@ -174,6 +188,16 @@ const HTML = "<!doctype html>\n<html><head><title>Just a moment…</title></head
   "<body><h1>Checking your browser before accessing the API</h1>" +
   "<p>This is the stopstream demo answering HTML with status 200 (fault html=1).</p>" +
   "</body></html>\n";
+
+/**
+ * How long a response would take, at most: the wait for headers, then (streaming) a pause
+ * before each word and the stall. Error and HTML answers come right after the first wait.
+ */
+function plannedDuration(faults: DemoFaults, words: number, delay: number): number {
+  const first = faults.firstByteMs ?? 0;
+  if ((faults.status !== undefined && faults.status !== 200) || faults.html === true) return first;
+  return first + words * delay + (faults.stallMs ?? 0);
+}
 
 function faultMessage(status: number): string {
   if (status === 429) return "Rate limit reached (demo fault status=429).";

@@ -65,15 +65,18 @@ export function createRelay(options: RelayOptions = {}): Hono {
     );
   }
   app.get("/healthz", (c) => c.json({ status: "ok" }));
-  app.use("/v1/*", async (c, next) => {
-    if (await isAuthorized(c.req.header("authorization"))) return next();
-    return errorResponse({
-      status: 401,
-      message: "Missing or invalid relay key; send `Authorization: Bearer <key>`.",
-      type: "invalid_request_error",
-      code: "invalid_api_key",
-    }, { "www-authenticate": "Bearer" });
-  });
+  // The demo is behind the same door: with keys configured, it is not a free public endpoint.
+  for (const path of ["/v1/*", "/demo/*"]) {
+    app.use(path, async (c, next) => {
+      if (await isAuthorized(c.req.header("authorization"))) return next();
+      return errorResponse({
+        status: 401,
+        message: "Missing or invalid relay key; send `Authorization: Bearer <key>`.",
+        type: "invalid_request_error",
+        code: "invalid_api_key",
+      }, { "www-authenticate": "Bearer" });
+    });
+  }
   app.get("/v1/models", (c) => {
     const ids = demo !== undefined ? [DEMO_MODEL] : config.upstreams.flatMap((u) => u.model ?? []);
     const data = [...new Set(ids)].map((id) => ({

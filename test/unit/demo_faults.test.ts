@@ -27,9 +27,9 @@ const contentOf = (text: string) =>
 
 describe("parseDemoFaults", () => {
   test("reads general keys and lets attemptN entries override them for attempt N only", () => {
-    const spec = "drop-after=5, status=200, attempt1=status:503, attempt2=drop-after:3;ping-ms:10";
+    const spec = "drop-after=5, status=200, attempt1=status:503, attempt2=drop-after:3;ping-ms:20";
     expect(parseDemoFaults(spec, 1)).toEqual({ dropAfter: 5, status: 503 });
-    expect(parseDemoFaults(spec, 2)).toEqual({ dropAfter: 3, status: 200, pingMs: 10 });
+    expect(parseDemoFaults(spec, 2)).toEqual({ dropAfter: 3, status: 200, pingMs: 20 });
     expect(parseDemoFaults(spec, 3)).toEqual({ dropAfter: 5, status: 200 });
     expect(parseDemoFaults("", 1)).toEqual({});
     expect(parseDemoFaults("html=1,retry-after=2,retry-after-ms=1500", 1))
@@ -111,9 +111,9 @@ describe("demo upstream faults", () => {
 
   test("a stall after N words sends only pings until the stream resumes", async () => {
     const started = Date.now();
-    const response = await demo().call("stall-ms=60,stall-after=2,ping-ms=10");
+    const response = await demo().call("stall-ms=120,stall-after=2,ping-ms=20");
     const { text } = await readBody(response.body!);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(55);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(115);
     const events = parseRaw(text);
     const data = events.flatMap((event, index) => event.kind === "data" ? [index] : []);
     const stalled = events.slice((data[1] as number) + 1, data[2]);
@@ -147,7 +147,7 @@ describe("demo upstream faults", () => {
 
   test("several faults combine: slow first byte, pings, stall and a drop", async () => {
     const started = Date.now();
-    const response = await demo().call("first-byte-ms=20,ping-ms=5,stall-ms=30,drop-after=4");
+    const response = await demo().call("first-byte-ms=20,ping-ms=20,stall-ms=60,drop-after=4");
     expect(Date.now() - started).toBeGreaterThanOrEqual(15);
     const { text, error } = await readBody(response.body!);
     expect(error).toBeInstanceOf(Error);
@@ -172,10 +172,11 @@ describe("demo upstream faults", () => {
   test("cancelling the body clears every timer and reports the words sent", async () => {
     vi.useFakeTimers();
     const d = demo(10);
-    const response = await d.call("ping-ms=3,stall-ms=1000,stall-after=2");
+    const response = await d.call("ping-ms=20,stall-ms=1000,stall-after=2");
     const reader = response.body!.getReader();
     await vi.advanceTimersByTimeAsync(25);
-    expect(vi.getTimerCount()).toBe(2);
+    // The word (or stall) timer, the ping interval, the response time limit.
+    expect(vi.getTimerCount()).toBe(3);
     await reader.cancel();
     expect(d.cancels).toEqual([{ attempt: 1, wordsSent: 2 }]);
     expect(vi.getTimerCount()).toBe(0);

@@ -190,6 +190,28 @@ describe("auth", () => {
     expect((await app.request("/")).status).toBe(200);
   });
 
+  it("with RELAY_KEYS set, the demo route needs a key too", async () => {
+    const app = createWorkerApp({ RELAY_KEYS: "alpha" });
+    const demo = (headers: Record<string, string>) =>
+      app.request("/demo/v1/chat/completions", {
+        method: "POST",
+        headers,
+        body: JSON.stringify(chatBody({ stream: false })),
+      });
+    const refused = await demo({});
+    expect(refused.status).toBe(401);
+    expect((await errorOf(refused)).code).toBe("invalid_api_key");
+    expect((await demo({ authorization: "Bearer beta" })).status).toBe(401);
+    expect((await demo({ authorization: "Bearer alpha" })).status).toBe(200);
+    // Without keys the demo stays open, as the rest of the relay.
+    expect(
+      (await worker.fetch("http://relay.test/demo/v1/chat/completions", {
+        method: "POST",
+        body: JSON.stringify(chatBody({ stream: false })),
+      })).status,
+    ).toBe(200);
+  });
+
   it("a FALLBACKS entry that holds a key instead of naming its secret is refused", async () => {
     const app = createWorkerApp({
       UPSTREAM_BASE_URL: "https://up.test/v1",
