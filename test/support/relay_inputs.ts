@@ -10,6 +10,7 @@
  */
 
 import fc from "fast-check";
+import { expect } from "vitest";
 
 /** One request to `POST /v1/chat/completions`. */
 export interface RelayInput {
@@ -235,4 +236,55 @@ export async function problemWith(response: Response): Promise<string | undefine
     // Not JSON: reported below.
   }
   return `status ${response.status} without an OpenAI error body: ${text.slice(0, 300)}`;
+}
+
+/**
+ * The relay's answer to `input`, read to its end within `timeoutMs` (a hang rejects), and what
+ * is wrong with it ({@linkcode problemWith}), if anything.
+ *
+ * @example
+ * ```ts
+ * const { response, problem } = await answerTo((request) => app.request(request), input);
+ * ```
+ */
+export async function answerTo(
+  send: (request: Request) => Response | Promise<Response>,
+  input: RelayInput,
+  timeoutMs = 5_000,
+): Promise<{ response: Response; problem?: string }> {
+  const request = new Request("http://relay.test/v1/chat/completions", {
+    method: "POST",
+    headers: input.headers,
+    body: input.body,
+  });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const hang = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no complete answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+  });
+  try {
+    const response = await Promise.race([send(request), hang]);
+    const problem = await Promise.race([problemWith(response.clone()), hang]);
+    return problem === undefined ? { response } : { response, problem };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Asserts that `response` is the refusal `expected` describes: its status, an
+ * `invalid_request_error` whose message says what it must.
+ *
+ * @example
+ * ```ts
+ * await expectRefusal((await answerTo(send, c.input)).response, c);
+ * ```
+ */
+export async function expectRefusal(response: Response, expected: ValidationCase): Promise<void> {
+  expect(response.status).toBe(expected.status);
+  const { error } = (await response.json()) as { error: { message: string; type: string } };
+  expect(error.type).toBe("invalid_request_error");
+  expect(error.message).toContain(expected.says);
 }

@@ -5,6 +5,8 @@
  */
 
 import type { Hono } from "hono";
+import { createRelay } from "../../src/relay/app.ts";
+import type { RelayOptions } from "../../src/relay/options.ts";
 
 /** A parsed SSE response body. */
 export interface SSEBody {
@@ -107,4 +109,27 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T)
   let resolve!: (value: T) => void;
   const promise = new Promise<T>((r) => (resolve = r));
   return { promise, resolve };
+}
+
+/**
+ * A relay on the in-process demo upstream (1 ms per word, 1–5 ms backoff), recording what the
+ * demo saw: every request, and the first cancel.
+ */
+export function demoRelay(options: RelayOptions = {}): {
+  app: Hono;
+  requests: Array<{ attempt: number; faults: string }>;
+  cancelled: Promise<{ attempt: number; wordsSent: number }>;
+} {
+  const requests: Array<{ attempt: number; faults: string }> = [];
+  const cancelled = deferred<{ attempt: number; wordsSent: number }>();
+  const app = createRelay({
+    retry: { initialDelayMs: 1, maxDelayMs: 5 },
+    ...options,
+    demo: {
+      wordDelayMs: 1,
+      onRequest: (info) => requests.push(info),
+      onCancel: (info) => cancelled.resolve(info),
+    },
+  });
+  return { app, requests, cancelled: cancelled.promise };
 }

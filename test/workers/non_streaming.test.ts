@@ -7,32 +7,16 @@
 
 import { describe, expect, it } from "vitest";
 import { createRelay } from "../../src/relay/app.ts";
-import type { RelayOptions } from "../../src/relay/options.ts";
 import {
   chatBody,
   contentOf,
-  deferred,
+  demoRelay,
   fakeUpstream,
   parseSSE,
   postChat,
   sse,
   sseResponse,
 } from "./helpers.ts";
-
-function demoRelay(options: RelayOptions = {}) {
-  const requests: Array<{ attempt: number; faults: string }> = [];
-  const cancelled = deferred<{ attempt: number; wordsSent: number }>();
-  const app = createRelay({
-    retry: { initialDelayMs: 1, maxDelayMs: 5 },
-    ...options,
-    demo: {
-      wordDelayMs: 1,
-      onRequest: (info) => requests.push(info),
-      onCancel: (info) => cancelled.resolve(info),
-    },
-  });
-  return { app, requests, cancelled: cancelled.promise };
-}
 
 type Completion = { choices: Array<{ message: { content: string } }> };
 const contentOfCompletion = (json: Completion): string => json.choices[0]!.message.content;

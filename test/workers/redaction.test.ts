@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createRelay } from "../../src/relay/app.ts";
 import { chatBody, fakeUpstream, postChat, sse, sseResponse } from "./helpers.ts";
+import { ANTHROPIC_STREAM } from "./protocol_streams.ts";
 
 const KEY = "sk-ant-api03-Zq3Xv9Lm2Rt8Wy4Nb6Hc1Kd5Fg7Jp0Ts";
 const HEAD = KEY.slice(0, 8);
@@ -103,20 +104,8 @@ describe("redaction happens before the cut", () => {
       for (const at of across(500)) {
         const app = relayFor(() =>
           sseResponse([
-            sse(
-              { type: "message_start", message: { id: "m1", model: "c", usage: {} } },
-              "message_start",
-            ),
-            sse({
-              type: "content_block_start",
-              index: 0,
-              content_block: { type: "text", text: "" },
-            }, "content_block_start"),
-            sse({
-              type: "content_block_delta",
-              index: 0,
-              delta: { type: "text_delta", text: "Hi" },
-            }, "content_block_delta"),
+            // Everything up to the first text delta, then the error.
+            ...ANTHROPIC_STREAM.slice(0, 6),
             sse(
               { type: "error", error: { type: "api_error", message: "m".repeat(at) + KEY } },
               "error",

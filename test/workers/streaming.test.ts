@@ -1,23 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createRelay } from "../../src/relay/app.ts";
-import type { RelayOptions } from "../../src/relay/options.ts";
-import { chatBody, contentOf, deferred, deltaOf, parseSSE, postChat } from "./helpers.ts";
-
-/** A relay on the in-process demo upstream, recording what the demo saw. */
-function demoRelay(options: RelayOptions = {}) {
-  const requests: Array<{ attempt: number; faults: string }> = [];
-  const cancelled = deferred<{ attempt: number; wordsSent: number }>();
-  const app = createRelay({
-    ...options,
-    retry: { initialDelayMs: 1, maxDelayMs: 5 },
-    demo: {
-      wordDelayMs: 1,
-      onRequest: (info) => requests.push(info),
-      onCancel: (info) => cancelled.resolve(info),
-    },
-  });
-  return { app, requests, cancelled: cancelled.promise };
-}
+import { chatBody, contentOf, deltaOf, demoRelay, parseSSE, postChat } from "./helpers.ts";
 
 describe("streaming from the demo upstream", () => {
   it("streams text chunks, a finish chunk, the usage chunk when asked, then [DONE]", async () => {
