@@ -14,6 +14,8 @@ export const REDACTED = "[redacted]";
 const MIN_SECRET = 8;
 /** Header names whose values are credentials (`authorization`, `x-api-key`, `cf-aig-…`). */
 const CREDENTIAL_HEADER = /auth|key|token|secret|password/i;
+/** Fields of stopstream's errors that hold what a provider sent. */
+const CARRIED = ["body", "data", "providerMessage"] as const;
 /** How much of a parsed body is walked: error bodies are capped at 64 KiB anyway. */
 const MAX_NODES = 10_000;
 
@@ -114,8 +116,9 @@ export function credentialsOf(headers: Headers): string[] {
 }
 
 /**
- * Redacts `secrets` from an error, in place: its message and stack, the `body` and `data` it
- * carries (an upstream's error body, an in-stream error object), and its `cause` chain.
+ * Redacts `secrets` from an error, in place: its message and stack, the `body`, `data` and
+ * `providerMessage` it carries (an upstream's error body, an in-stream error), and its `cause`
+ * chain.
  *
  * @example
  * ```ts
@@ -126,12 +129,14 @@ export function redactError<T>(error: T, secrets: readonly string[]): T {
   if (secrets.length === 0) return error;
   let current: unknown = error;
   for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
-    const target = current as Error & { body?: unknown; data?: unknown };
+    const target = current as Error & Record<string, unknown>;
     const { stack } = target; // formatted now, with the message as it was
     target.message = redact(target.message, secrets);
     if (typeof stack === "string") target.stack = redact(stack, secrets);
-    if ("body" in target) target.body = redactValue(target.body, secrets, { nodes: 0 });
-    if ("data" in target) target.data = redactValue(target.data, secrets, { nodes: 0 });
+    // What a provider sent: an error body, an in-stream error object, its message.
+    for (const field of CARRIED) {
+      if (field in target) target[field] = redactValue(target[field], secrets, { nodes: 0 });
+    }
     current = target.cause;
   }
   return error;

@@ -223,11 +223,12 @@ describe("the relay's errors: its own sentence, never the client's chain", () =>
   });
 
   test("4xx answers keep the upstream's own message; keys in it are redacted", () => {
-    const error = new APIStatusError(401, {}, {
-      error: { message: "Incorrect API key provided: sk-live-0123456789." },
+    // (A 401/403 is the relay's own key refused: a 502 of its own, in test/workers/secrets.)
+    const error = new APIStatusError(400, {}, {
+      error: { message: "The key sk-live-0123456789 may not use this model." },
     });
     expect(describeFailure(error, ["sk-live-0123456789"]).message).toBe(
-      "Incorrect API key provided: [redacted].",
+      "The key [redacted] may not use this model.",
     );
   });
 });

@@ -17,8 +17,9 @@ const HEAD = KEY.slice(0, 8);
 function textsOf(error: unknown): string[] {
   const texts: string[] = [];
   for (let e = error; e instanceof Error; e = e.cause) {
-    const { body, data } = e as { body?: unknown; data?: unknown };
+    const { body, data, providerMessage } = e as Record<string, unknown>;
     texts.push(e.message, e.stack ?? "", JSON.stringify(body) ?? "", JSON.stringify(data) ?? "");
+    if (typeof providerMessage === "string") texts.push(providerMessage);
   }
   return texts;
 }
@@ -70,7 +71,8 @@ describe("the client never puts its key in an exception", () => {
     new Response(body, { status, headers: { "content-type": type } });
 
   test("an HTTP error body echoing the key, across the 200-character message cut", async () => {
-    for (const at of across(200 - "stopstream: HTTP 400: ".length)) {
+    // The message quotes the first 200 characters of the provider's message.
+    for (const at of across(200)) {
       const error = await errorFor([text(400, "e".repeat(at) + KEY + " rest")]);
       expect((error as Error).name).toBe("APIStatusError");
       for (const t of textsOf(error)) expect(t).not.toContain(HEAD);
