@@ -17,7 +17,7 @@ const HEAD = KEY.slice(0, 8);
 function textsOf(error: unknown): string[] {
   const texts: string[] = [];
   for (let e = error; e instanceof Error; e = e.cause) {
-    const { body, data, providerMessage } = e as Record<string, unknown>;
+    const { body, data, providerMessage } = e as unknown as Record<string, unknown>;
     texts.push(e.message, e.stack ?? "", JSON.stringify(body) ?? "", JSON.stringify(data) ?? "");
     if (typeof providerMessage === "string") texts.push(providerMessage);
   }
