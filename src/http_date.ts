@@ -6,17 +6,20 @@
  * @module
  */
 
-const DAYS = "(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)";
-const LONG_DAYS = "(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)";
-const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-const MONTH = `(${MONTHS.join("|")})`;
-const TIME = "(\\d\\d):(\\d\\d):(\\d\\d)";
-/** `Sun, 06 Nov 1994 08:49:37 GMT` (the preferred format). */
-const IMF_FIXDATE = new RegExp(`^${DAYS}, (\\d\\d) ${MONTH} (\\d{4}) ${TIME} GMT$`);
-/** `Sunday, 06-Nov-94 08:49:37 GMT` (obsolete RFC 850). */
-const RFC_850 = new RegExp(`^${LONG_DAYS}, (\\d\\d)-${MONTH}-(\\d\\d) ${TIME} GMT$`);
-/** `Sun Nov  6 08:49:37 1994` (obsolete asctime). */
-const ASCTIME = new RegExp(`^${DAYS} ${MONTH} ([ \\d]\\d) ${TIME} (\\d{4})$`);
+const MONTHS = "JanFebMarAprMayJunJulAugSepOctNovDec";
+const DAY = "(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)";
+const MONTH = "(?<m>[A-Z][a-z]{2})";
+const TIME = "(?<h>\\d\\d):(?<i>\\d\\d):(?<s>\\d\\d)";
+const FORMATS = [
+  // IMF-fixdate (the preferred one): Sun, 06 Nov 1994 08:49:37 GMT
+  new RegExp(`^${DAY}, (?<d>\\d\\d) ${MONTH} (?<y>\\d{4}) ${TIME} GMT$`),
+  // obsolete RFC 850: Sunday, 06-Nov-94 08:49:37 GMT
+  new RegExp(
+    `^(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day, (?<d>\\d\\d)-${MONTH}-(?<y>\\d\\d) ${TIME} GMT$`,
+  ),
+  // obsolete asctime: Sun Nov  6 08:49:37 1994
+  new RegExp(`^${DAY} ${MONTH} (?<d>[ \\d]\\d) ${TIME} (?<y>\\d{4})$`),
+];
 
 /**
  * Milliseconds since the epoch of an HTTP-date in one of RFC 9110's three formats, or
@@ -29,30 +32,24 @@ const ASCTIME = new RegExp(`^${DAYS} ${MONTH} ([ \\d]\\d) ${TIME} (\\d{4})$`);
  * ```
  */
 export function parseHTTPDate(text: string, now: number = Date.now()): number | undefined {
-  const value = text.trim();
-  let match = IMF_FIXDATE.exec(value);
-  if (match !== null) return build(match[3]!, match[2]!, match[1]!, match.slice(4));
-  match = RFC_850.exec(value);
-  if (match !== null) {
-    // RFC 9110: a two-digit year that looks more than 50 years ahead is in the past century.
-    const nowYear = new Date(now).getUTCFullYear();
-    let year = Math.floor(nowYear / 100) * 100 + Number(match[3]);
-    if (year > nowYear + 50) year -= 100;
-    return build(String(year), match[2]!, match[1]!, match.slice(4));
+  for (const format of FORMATS) {
+    const date = format.exec(text.trim())?.groups;
+    if (date === undefined) continue;
+    let year = Number(date.y);
+    if (year < 100) {
+      // RFC 9110: a two-digit year that looks more than 50 years ahead is in the past century.
+      const current = new Date(now).getUTCFullYear();
+      year += current - (current % 100);
+      if (year > current + 50) year -= 100;
+    }
+    const month = MONTHS.indexOf(date.m!) / 3;
+    const day = Number(date.d);
+    const [h, m, s] = [Number(date.h), Number(date.i), Number(date.s)];
+    const ms = Date.UTC(year, month, day, h, m, s);
+    // Date.UTC rolls 31 February over into March: such a date is not a date.
+    const valid = Number.isInteger(month) && h < 24 && m < 60 && s < 61 &&
+      new Date(ms).getUTCDate() === day;
+    return valid ? ms : undefined;
   }
-  match = ASCTIME.exec(value);
-  if (match !== null) return build(match[6]!, match[1]!, match[2]!, match.slice(3, 6));
   return undefined;
-}
-
-function build(year: string, month: string, day: string, time: string[]): number | undefined {
-  const [h, m, s] = time.map(Number) as [number, number, number];
-  const y = Number(year);
-  const mon = MONTHS.indexOf(month);
-  const d = Number(day.trim());
-  if (h > 23 || m > 59 || s > 60) return undefined;
-  const ms = Date.UTC(y, mon, d, h, m, Math.min(s, 59));
-  // Date.UTC rolls 31 Feb over into March: such a date is not a date.
-  if (new Date(ms).getUTCDate() !== d) return undefined;
-  return ms;
 }

@@ -3,7 +3,8 @@
  * (in an error message, a body, an in-stream error), and error text is cut to a readable
  * length; redacting after the cut would let a key that straddles it leak its first characters.
  * So text is redacted first, and redaction also catches a key that was cut already: anything
- * that starts with a key's first {@linkcode MIN_SECRET} characters goes, as far as it matches.
+ * that starts with a key's first {@linkcode MIN_SECRET} characters goes, with the rest of its
+ * token.
  *
  * @module
  */
@@ -14,10 +15,10 @@ export const REDACTED = "[redacted]";
 const MIN_SECRET = 8;
 /** Header names whose values are credentials (`authorization`, `x-api-key`, `cf-aig-…`). */
 const CREDENTIAL_HEADER = /auth|key|token|secret|password/i;
+/** What a key, or a key echoed masked (`sk-proj-****wxyz`), is made of. */
+const TOKEN_CHAR = /[\w*-]/;
 /** Fields of stopstream's errors that hold what a provider sent. */
 const CARRIED = ["body", "data", "providerMessage"] as const;
-/** How much of a parsed body is walked: error bodies are capped at 64 KiB anyway. */
-const MAX_NODES = 10_000;
 
 /**
  * `text` with every occurrence of a secret — or of a secret's first 8 characters, with the rest
@@ -29,32 +30,22 @@ const MAX_NODES = 10_000;
  * ```
  */
 export function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
   for (const secret of secrets) {
     if (secret.length < MIN_SECRET) continue;
     const head = secret.slice(0, MIN_SECRET);
-    let at = out.indexOf(head);
-    if (at === -1) continue;
-    let kept = "";
+    let out = "";
     let from = 0;
-    while (at !== -1) {
-      // The rest of the token goes too: the key cut short, or echoed masked (`sk-proj-****wxyz`).
+    for (let at = text.indexOf(head); at !== -1; at = text.indexOf(head, from)) {
       let end = at + MIN_SECRET;
-      while (end < out.length && (out[end] === secret[end - at] || isTokenChar(out, end))) end++;
-      kept += out.slice(from, at) + REDACTED;
+      while (end < text.length && (text[end] === secret[end - at] || TOKEN_CHAR.test(text[end]!))) {
+        end++;
+      }
+      out += text.slice(from, at) + REDACTED;
       from = end;
-      at = out.indexOf(head, end);
     }
-    out = kept + out.slice(from);
+    text = out + text.slice(from);
   }
-  return out;
-}
-
-/** `[A-Za-z0-9_*-]`: what a key, or a key echoed masked, is made of. */
-function isTokenChar(text: string, i: number): boolean {
-  const c = text.charCodeAt(i);
-  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 ||
-    c === 45 || c === 42;
+  return text;
 }
 
 /**
@@ -69,15 +60,13 @@ function isTokenChar(text: string, i: number): boolean {
 export function redactMasked(text: string): string {
   let out = "";
   let from = 0;
-  let at = text.indexOf("****");
-  while (at !== -1) {
+  for (let at = text.indexOf("****"); at !== -1; at = text.indexOf("****", from)) {
     let start = at;
-    while (start > from && isTokenChar(text, start - 1)) start--;
+    while (start > from && TOKEN_CHAR.test(text[start - 1]!)) start--;
     let end = at;
-    while (end < text.length && isTokenChar(text, end)) end++;
+    while (end < text.length && TOKEN_CHAR.test(text[end]!)) end++;
     out += text.slice(from, start) + REDACTED;
     from = end;
-    at = text.indexOf("****", end);
   }
   return out + text.slice(from);
 }
@@ -96,23 +85,19 @@ export function excerpt(text: string, max: number, secrets: readonly string[]): 
 
 /**
  * The credentials a request carries: the values of its `authorization`-, `key`- or
- * `token`-like headers (an `Authorization` value without its scheme, too).
+ * `token`-like headers, without an auth scheme (`Bearer`).
  *
  * @example
  * ```ts
- * credentialsOf(new Headers({ authorization: "Bearer sk-1234567890" })); // ["Bearer sk-1234567890", "sk-1234567890"]
+ * credentialsOf(new Headers({ authorization: "Bearer sk-1234567890" })); // ["sk-1234567890"]
  * ```
  */
 export function credentialsOf(headers: Headers): string[] {
   const found: string[] = [];
   headers.forEach((value, name) => {
-    if (!CREDENTIAL_HEADER.test(name)) return;
-    found.push(value);
-    const space = value.indexOf(" ");
-    if (space !== -1) found.push(value.slice(space + 1).trim());
+    if (CREDENTIAL_HEADER.test(name)) found.push(value.slice(value.lastIndexOf(" ") + 1));
   });
-  // Longest first: a bare key must not be found inside "Bearer <key>" after the latter went.
-  return found.sort((a, b) => b.length - a.length);
+  return found;
 }
 
 /**
@@ -126,32 +111,26 @@ export function credentialsOf(headers: Headers): string[] {
  * ```
  */
 export function redactError<T>(error: T, secrets: readonly string[]): T {
-  if (secrets.length === 0) return error;
   let current: unknown = error;
-  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
+  for (let depth = 0; depth < 8 && current instanceof Error && secrets.length > 0; depth++) {
     const target = current as Error & Record<string, unknown>;
     const { stack } = target; // formatted now, with the message as it was
     target.message = redact(target.message, secrets);
     if (typeof stack === "string") target.stack = redact(stack, secrets);
-    // What a provider sent: an error body, an in-stream error object, its message.
     for (const field of CARRIED) {
-      if (field in target) target[field] = redactValue(target[field], secrets, { nodes: 0 });
+      if (target[field] !== undefined) target[field] = redactValue(target[field], secrets);
     }
     current = target.cause;
   }
   return error;
 }
 
-/** Strings redacted, objects and arrays walked (in place: they are parsed bodies we own). */
-function redactValue(value: unknown, secrets: readonly string[], seen: { nodes: number }): unknown {
+/** A string, or a parsed body redacted as its JSON text (a key's characters need no escape). */
+function redactValue(value: unknown, secrets: readonly string[]): unknown {
   if (typeof value === "string") return redact(value, secrets);
-  if (typeof value !== "object" || value === null || ++seen.nodes > MAX_NODES) return value;
-  const record = value as Record<string, unknown>;
-  for (const key of Object.keys(record)) {
-    const clean = redactValue(record[key], secrets, seen);
-    const cleanKey = redact(key, secrets);
-    if (cleanKey !== key) delete record[key];
-    record[cleanKey] = clean;
+  try {
+    return JSON.parse(redact(JSON.stringify(value), secrets));
+  } catch {
+    return value; // not JSON-able (nothing stopstream builds): left as it is
   }
-  return value;
 }
