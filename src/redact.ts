@@ -9,7 +9,14 @@
  * @module
  */
 
-/** What replaces a secret. */
+/**
+ * What replaces a secret.
+ *
+ * @example
+ * ```ts
+ * redact(`key ${apiKey}`, [apiKey]) === `key ${REDACTED}`; // true
+ * ```
+ */
 export const REDACTED = "[redacted]";
 /** Shorter strings are not treated as secrets: they would redact ordinary words. */
 const MIN_SECRET = 8;

@@ -65,6 +65,11 @@ export async function readLimited(
  * Deepest nesting of arrays and objects a request may have. Real requests stay far below it
  * (a tool's JSON schema nests a dozen levels); deeper ones only ever exercise recursion limits,
  * which differ between runtimes (5,000 levels: a 500 under Node, a 200 under workerd).
+ *
+ * @example
+ * ```ts
+ * parseChatRequest(`{"messages":[],"x":${"[".repeat(MAX_JSON_DEPTH)}${"]".repeat(MAX_JSON_DEPTH)}}`).status; // 400
+ * ```
  */
 export const MAX_JSON_DEPTH = 64;
 
