@@ -2,14 +2,16 @@
 // import it from the Worker (`GET /stopstream.js`). Workers cannot read files at runtime, so the
 // bundle becomes a text module that wrangler embeds (its default rule for `*.txt`).
 //
-// Run by wrangler's `[build]` step (`wrangler dev`, `wrangler deploy`); the workers test config
-// calls `bundleBrowserClient()` directly instead of reading the generated file.
-import { readFile, rename, writeFile } from "node:fs/promises";
+// Run by wrangler's `[build]` step (`wrangler dev`, `wrangler deploy`, and so `npm start`); the
+// workers test config calls `bundleBrowserClient()` directly instead of reading the generated
+// file. The output lives outside `src/`, the folder `wrangler dev` watches (`watch_dir`), so
+// writing it never looks like a source change.
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const OUTPUT = "src/relay/generated/stopstream.browser.js.txt";
+const OUTPUT = ".wrangler/generated/stopstream.browser.js.txt";
 
 /**
  * Bundle `src/index.ts` as one ES module for browsers and return its text.
@@ -36,9 +38,10 @@ export async function bundleBrowserClient() {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const text = await bundleBrowserClient();
   const path = `${root}/${OUTPUT}`;
+  await mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
   const previous = await readFile(path, "utf8").catch(() => undefined);
-  // Writing only on change keeps wrangler's watcher (watch_dir = "src") from rebuilding forever;
-  // write-then-rename, so a second `wrangler dev` bundling at the same time never reads half.
+  // Writing only on change leaves the bundle's mtime alone when nothing changed; write-then-
+  // rename, so a second wrangler bundling at the same time never reads half a file.
   if (previous !== text) {
     const temporary = `${path}.${process.pid}.tmp`;
     await writeFile(temporary, text);
