@@ -18,6 +18,7 @@
 
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { get } from "node:http";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 
@@ -118,9 +119,8 @@ export async function startRelay({ port = 8787, vars = {}, envFile, inspectorPor
       port,
       inspectorPort,
     });
-    const health = await fetch(`${served.url}/healthz`);
-    await health.body?.cancel();
-    if (!health.ok) throw new Error(`GET /healthz answered ${health.status}`);
+    const status = await healthz(served.url);
+    if (status !== 200) throw new Error(`GET /healthz answered ${status}`);
     let stopped;
     const stop = () => stopped ??= served.miniflare.dispose().finally(cleanup);
     return { url: served.url, stop };
@@ -128,6 +128,16 @@ export async function startRelay({ port = 8787, vars = {}, envFile, inspectorPor
     cleanup();
     throw error;
   }
+}
+
+/** `GET /healthz` on a connection of its own, closed after the answer (nothing left pooled). */
+function healthz(url) {
+  return new Promise((resolve, reject) => {
+    get(`${url}/healthz`, { agent: false }, (res) => {
+      res.resume();
+      res.once("end", () => resolve(res.statusCode));
+    }).once("error", reject);
+  });
 }
 
 function parseVars(list = []) {

@@ -1,0 +1,25 @@
+// The pass-through control Worker: the yardstick the relay is measured against (issue #13). It
+// forwards `POST /v1/chat/completions` to `${UPSTREAM_BASE_URL}/chat/completions` with the
+// caller's body and signal and returns the upstream body untouched — no parsing, no
+// re-serialising — so its cost is the local runtime's own cost of moving the same bytes.
+// `GET /healthz` answers like the relay's. Run by Miniflare beside the relay (relay_host.mjs).
+
+export default {
+  async fetch(request, env) {
+    const { pathname } = new URL(request.url);
+    if (pathname === "/healthz") return Response.json({ status: "ok" });
+    if (request.method !== "POST" || pathname !== "/v1/chat/completions") {
+      return new Response("not found", { status: 404 });
+    }
+    const upstream = await fetch(`${env.UPSTREAM_BASE_URL}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: request.body,
+      signal: request.signal,
+    });
+    return new Response(upstream.body, {
+      status: upstream.status,
+      headers: { "content-type": upstream.headers.get("content-type") ?? "text/event-stream" },
+    });
+  },
+};

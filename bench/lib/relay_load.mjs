@@ -1,0 +1,305 @@
+// The relay's load test (issue #13): waves of concurrent streams through the relay Worker,
+// started as `npm start` starts it, to the demo upstream on a loopback socket, with every fifth
+// caller disconnecting mid-answer. Per wave it checks the four promises:
+//   - every other caller gets the exact answer (the demo's own reply, `[DONE]`, finish "stop");
+//   - every disconnected caller's upstream connection is closed within 2 s of the disconnect;
+//   - the open file descriptors of the relay's processes return to within 10 % of their
+//     baseline after the wave (sockets in CLOSE-WAIT are counted too);
+//   - `GET /healthz` answers in under 100 ms throughout the wave (a probe in its own process).
+// `npm run bench` runs it at full size (bench/load.mjs), `npm test` a smaller version
+// (test/e2e/relay_load.test.ts).
+
+import { request } from "node:http";
+import { createParser } from "eventsource-parser";
+import { startHealthzProbe } from "./healthz_probe.mjs";
+import { startLoadUpstream } from "./load_upstream.mjs";
+import { fdCount, processCpuMs, processTree, tcpSockets } from "./procfs.mjs";
+import { startRelayProcess } from "./relay_process.mjs";
+import { latency, round } from "./stats.mjs";
+
+/** The limits the issue sets. */
+export const LIMITS = { cancelMs: 2_000, fdRatio: 1.1, healthzMs: 100 };
+
+/** One caller: streams `prompt`, disconnects after `dropAfter` deltas (Infinity: never). */
+function caller(relayURL, prompt, dropAfter, deadlineMs) {
+  return new Promise((resolve) => {
+    const out = { prompt, text: "", done: false, finish: null, status: 0, droppedNs: null };
+    let deltas = 0;
+    let settled = false;
+    const finish = (kind, why) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ ...out, kind, why });
+    };
+    const parser = createParser({
+      onEvent: (event) => {
+        if (event.data === "[DONE]") return void (out.done = true);
+        const choice = JSON.parse(event.data).choices?.[0];
+        if (choice?.finish_reason) out.finish = choice.finish_reason;
+        const content = choice?.delta?.content;
+        if (!content) return;
+        out.text += content;
+        if (++deltas === dropAfter) {
+          out.droppedNs = process.hrtime.bigint();
+          req.destroy();
+          finish("dropped");
+        }
+      },
+    });
+    const body = JSON.stringify({
+      model: "demo",
+      stream: true,
+      messages: [{ role: "user", content: prompt }],
+    });
+    // A new connection per caller (no keep-alive), closed when the answer ends: what a
+    // disconnect closes is this caller's own socket.
+    const req = request(`${relayURL}/v1/chat/completions`, {
+      method: "POST",
+      agent: false,
+      headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+    }, (res) => {
+      out.status = res.statusCode;
+      res.setEncoding("utf8");
+      res.on("data", (text) => parser.feed(text));
+      res.once("end", () => finish("ended"));
+      res.once("error", (error) => finish("failed", error.message));
+    });
+    req.once("error", (error) => finish("failed", error.message));
+    const timer = setTimeout(() => {
+      req.destroy();
+      finish("failed", `no end within ${deadlineMs} ms`);
+    }, deadlineMs);
+    req.end(body);
+  });
+}
+
+/** The relay's processes: the tree under `rootPid` without the launchers (`npm start`'s sh). */
+function relayProcesses(rootPid) {
+  return processTree(rootPid).filter((p) => !/^(npm|sh)\b/.test(p.name));
+}
+
+/**
+ * Open file descriptors and CLOSE-WAIT sockets of the relay's processes, per process, and its
+ * internal connections: sockets one of its processes opened to a port another (or the same) one
+ * listens on — a second hop for each request, or a report per chunk to a supervising process.
+ */
+function holdings(rootPid) {
+  const tree = relayProcesses(rootPid).map((p) => ({ ...p, sockets: tcpSockets(p.pid) }));
+  const listening = new Set(
+    tree.flatMap((p) => p.sockets.filter((s) => s.state === "LISTEN").map((s) => s.localPort)),
+  );
+  const processes = tree.map((p) => ({
+    name: p.name,
+    pid: p.pid,
+    fds: fdCount(p.pid),
+    closeWait: p.sockets.filter((s) => s.state === "CLOSE_WAIT").length,
+    internal: p.sockets.filter((s) =>
+      s.state !== "LISTEN" && listening.has(s.remotePort) && !listening.has(s.localPort)
+    ).length,
+  }));
+  const sum = (key) => processes.reduce((n, p) => n + p[key], 0);
+  return { fds: sum("fds"), closeWait: sum("closeWait"), internal: sum("internal"), processes };
+}
+
+function cpuOf(rootPid) {
+  return relayProcesses(rootPid).reduce((ms, p) => ms + (processCpuMs(p.pid) ?? 0), 0);
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls until the relay holds at most `limit` fds (after closing idle upstream connections). */
+async function settle(rootPid, upstream, limit, maxMs) {
+  const t0 = performance.now();
+  upstream.closeIdle();
+  let now = holdings(rootPid);
+  while (now.fds > limit && performance.now() - t0 < maxMs) {
+    await sleep(100); // poll interval
+    upstream.closeIdle();
+    now = holdings(rootPid);
+  }
+  return { ...now, settleMs: Math.round(performance.now() - t0) };
+}
+
+function disconnectOutcomes(dropped, upstream) {
+  const out = { n: dropped.length, cancelled: 0, withinLimit: 0, finishedFirst: 0, ranOn: 0 };
+  const cancelMs = [];
+  for (const c of dropped) {
+    const s = upstream.streams.get(c.prompt);
+    if (s?.closedNs == null) continue; // still open: neither cancelled nor finished
+    if (s.completed) {
+      if (s.closedNs <= c.droppedNs) out.finishedFirst++;
+      else out.ranOn++;
+      continue;
+    }
+    const ms = Number(s.closedNs - c.droppedNs) / 1e6;
+    cancelMs.push(ms);
+    out.cancelled++;
+    if (ms <= LIMITS.cancelMs) out.withinLimit++;
+  }
+  out.stillOpen = out.n - out.cancelled - out.finishedFirst - out.ranOn;
+  out.cancelMs = cancelMs.length ? roundAll(latency(cancelMs)) : null;
+  return out;
+}
+
+function roundAll(obj) {
+  return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, round(v, 1)]));
+}
+
+async function wave(w, relay, upstream, baseline, opts) {
+  const { streams, rampMs, words, wordDelayMs } = opts;
+  const prompts = Array.from({ length: streams }, (_, i) => `load ${w}-${i}`);
+  const expected = await Promise.all(prompts.map((p) => upstream.expected(p)));
+  const probe = await startHealthzProbe(relay.url);
+  let peak = holdings(relay.pid);
+  let closeWaitPeak = peak.closeWait;
+  let internalPeak = peak.internal;
+  const sampler = setInterval(() => {
+    const now = holdings(relay.pid);
+    if (now.fds > peak.fds) peak = now;
+    closeWaitPeak = Math.max(closeWaitPeak, now.closeWait);
+    internalPeak = Math.max(internalPeak, now.internal);
+  }, 100);
+  upstream.resetMaxOpen();
+  const cpu0 = cpuOf(relay.pid);
+  const t0 = performance.now();
+  // Long enough for every caller to finish even if the relay were slow, far from a hang.
+  const deadlineMs = 10 * words * wordDelayMs + 10_000;
+  // Every fifth caller goes away mid-answer, once every caller has arrived (all `streams` are
+  // open at once): after a quarter to three quarters of the rest of the answer.
+  const arrived = Math.ceil(rampMs / wordDelayMs);
+  const spread = Math.max(1, Math.floor((words - arrived) / 2));
+  const results = await Promise.all(prompts.map(async (prompt, i) => {
+    await sleep((i * rampMs) / streams);
+    const dropAfter = i % 5 === 0
+      ? arrived + Math.floor(spread / 2) + ((i * 7 + w * 13) % spread)
+      : Infinity;
+    return caller(relay.url, prompt, dropAfter, deadlineMs);
+  }));
+  const durationMs = Math.round(performance.now() - t0);
+  const healthz = await probe.stop();
+  clearInterval(sampler);
+  const dropped = results.filter((r) => r.kind === "dropped");
+  // Give the last disconnects their full allowance before judging them.
+  const waitUntil = performance.now() + LIMITS.cancelMs + 500;
+  while (
+    dropped.some((c) => upstream.streams.get(c.prompt)?.closedNs == null) &&
+    performance.now() < waitUntil
+  ) await sleep(20); // poll the upstream's records
+  const cpuMs = Math.round(cpuOf(relay.pid) - cpu0);
+  const after = await settle(relay.pid, upstream, Math.floor(baseline.fds * LIMITS.fdRatio), 10_000);
+  const callers = { complete: 0, wrong: 0, failed: 0, disconnected: dropped.length };
+  let firstProblem;
+  results.forEach((r, i) => {
+    if (r.kind === "dropped") return;
+    const exact = r.kind === "ended" && r.status === 200 && r.done && r.finish === "stop" &&
+      r.text === expected[i];
+    if (exact) return void callers.complete++;
+    callers[r.kind === "failed" ? "failed" : "wrong"]++;
+    firstProblem ??= `${r.prompt}: ${r.why ?? `status ${r.status}, [DONE] ${r.done}, ` +
+      `finish ${r.finish}, ${r.text.length}/${expected[i].length} chars`}`;
+  });
+  const h = healthz.samples;
+  return {
+    wave: w + 1,
+    durationMs,
+    maxConcurrent: upstream.maxOpen(),
+    callers,
+    ...(firstProblem ? { firstProblem } : {}),
+    disconnects: disconnectOutcomes(dropped, upstream),
+    fds: { baseline: baseline.fds, peak: peak.fds, after: after.fds, settleMs: after.settleMs },
+    closeWait: { peak: closeWaitPeak, after: after.closeWait },
+    internalConnections: { peak: internalPeak, after: after.internal },
+    perProcess: after.processes.map((p) => ({
+      name: p.name,
+      baseline: baseline.processes.find((b) => b.pid === p.pid)?.fds ?? null,
+      peak: peak.processes.find((b) => b.pid === p.pid)?.fds ?? null,
+      after: p.fds,
+    })),
+    healthz: {
+      n: h.length,
+      failures: healthz.failures,
+      ...(h.length ? roundAll(latency(h)) : {}),
+      over100: h.filter((ms) => ms >= LIMITS.healthzMs).length,
+    },
+    relayCpuMs: cpuMs,
+  };
+}
+
+/** Whether a wave kept every promise, and which it broke. */
+export function judgeWave(w) {
+  const broken = [];
+  if (w.callers.complete !== w.streams - w.callers.disconnected) broken.push("exact answers");
+  if (w.disconnects.withinLimit !== w.disconnects.n) broken.push("upstream cancelled within 2 s");
+  if (w.fds.after > w.fds.baseline * LIMITS.fdRatio) broken.push("fds back within 10 %");
+  if (w.healthz.failures > 0 || !(w.healthz.max < LIMITS.healthzMs)) {
+    broken.push("healthz under 100 ms");
+  }
+  // Not one of the issue's four: what broke `wrangler dev` (bench/notes.md), seen at any size.
+  if (w.internalConnections.peak > 0) broken.push("no connections inside the relay");
+  return broken;
+}
+
+/**
+ * Runs the load test: starts the demo upstream and the relay (`runner`, see relay_process.mjs),
+ * one warm-up stream, then `waves` waves; resolves with the per-wave results.
+ */
+export async function runRelayLoad(lib, {
+  runner = "npm-start",
+  streams = 300,
+  waves = 3,
+  words = 60,
+  wordDelayMs = 25,
+  rampMs = 500,
+  log = () => {},
+} = {}) {
+  const upstream = await startLoadUpstream(lib, { words, wordDelayMs });
+  let relay;
+  try {
+    relay = await startRelayProcess({ runner, vars: { UPSTREAM_BASE_URL: upstream.baseURL } });
+    // One stream first, so lazily created state is part of the baseline, not of wave 1.
+    await caller(relay.url, "warm-up", Infinity, 30_000);
+    const baseline = await settle(relay.pid, upstream, 0, 1_000);
+    const out = [];
+    for (let w = 0; w < waves; w++) {
+      const result = { streams, ...await wave(w, relay, upstream, baseline, { streams, rampMs, words, wordDelayMs }) };
+      result.broken = judgeWave(result);
+      log(result);
+      out.push(result);
+    }
+    return {
+      runner,
+      streams,
+      waves: out,
+      words,
+      wordDelayMs,
+      rampMs,
+      passed: out.every((w) => w.broken.length === 0),
+    };
+  } finally {
+    await relay?.stop();
+    await upstream.close();
+  }
+}
+
+/** One wave as a line. */
+export function waveLine(w) {
+  const d = w.disconnects;
+  const h = w.healthz;
+  return [
+    `wave ${w.wave}: ${w.maxConcurrent} open at once, ${w.durationMs} ms`,
+    `exact ${w.callers.complete}/${w.streams - w.callers.disconnected}` +
+    (w.callers.failed + w.callers.wrong ? ` (failed ${w.callers.failed}, wrong ${w.callers.wrong})` : ""),
+    `disconnects ${d.n}: cancelled ${d.withinLimit} within 2 s` +
+    (d.cancelMs ? ` (median ${d.cancelMs.median} ms, max ${d.cancelMs.max} ms)` : "") +
+    (d.finishedFirst + d.ranOn + d.stillOpen
+      ? `, finished first ${d.finishedFirst}, ran on ${d.ranOn}, still open ${d.stillOpen}`
+      : ""),
+    `fds ${w.fds.baseline} → peak ${w.fds.peak} → ${w.fds.after} (after ${w.fds.settleMs} ms), ` +
+    `CLOSE-WAIT peak ${w.closeWait.peak}, internal connections peak ${w.internalConnections.peak}`,
+    `healthz ${h.n} probes: median ${h.median ?? "—"} ms, max ${h.max ?? "—"} ms` +
+    (h.failures ? `, ${h.failures} failed` : ""),
+    `relay CPU ${w.relayCpuMs} ms`,
+    w.broken.length ? `BROKEN: ${w.broken.join(", ")}` : "ok",
+  ].join(" · ");
+}

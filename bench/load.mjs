@@ -1,0 +1,31 @@
+// The relay's load test on its own (`npm run bench` runs it too, at full size):
+//
+//   npm run build && node bench/load.mjs [--runner npm-start|wrangler-dev|start-worker]
+//                                        [--streams 300] [--waves 3] [--json]
+//
+// Waves of concurrent streams through the relay Worker, started the way `--runner` starts it,
+// to the demo upstream on a loopback socket; every fifth caller disconnects mid-answer. Prints
+// one line per wave and exits non-zero if a wave broke a promise (lib/relay_load.mjs). With
+// `--json`, the full result is the last line on stdout. `--runner wrangler-dev` reproduces why
+// `npm start` no longer runs `wrangler dev` (bench/notes.md).
+
+import { parseArgs } from "./lib/worker.mjs";
+import { runRelayLoad, waveLine } from "./lib/relay_load.mjs";
+
+const args = parseArgs(process.argv.slice(2));
+const dist = process.env.STOPSTREAM_DIST ?? new URL("../dist/index.js", import.meta.url).href;
+const lib = {
+  ...await import(new URL("demo/upstream.js", dist).href),
+  ...await import(new URL("cli/serve.js", dist).href),
+};
+
+const result = await runRelayLoad(lib, {
+  runner: args.runner ?? "npm-start",
+  streams: Number(args.streams ?? 300),
+  waves: Number(args.waves ?? 3),
+  ...(args.words ? { words: Number(args.words) } : {}),
+  ...(args.ramp ? { rampMs: Number(args.ramp) } : {}),
+  log: (w) => process.stderr.write(`${waveLine(w)}\n${w.firstProblem ? `  first problem: ${w.firstProblem}\n` : ""}`),
+});
+if (args.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+process.exitCode = result.passed ? 0 : 1;
