@@ -1,7 +1,7 @@
 // The relay's load test on its own (`npm run bench` runs it too, at full size):
 //
 //   npm run build && node bench/load.mjs [--runner npm-start|wrangler-dev|start-worker]
-//                                        [--streams 300] [--waves 3] [--json]
+//                                        [--streams 300] [--waves 3] [--heap] [--json]
 //
 // Waves of concurrent streams through the relay Worker, started the way `--runner` starts it,
 // to the demo upstream on a loopback socket; every fifth caller disconnects mid-answer. Prints
@@ -25,6 +25,7 @@ const result = await runRelayLoad(lib, {
   waves: Number(args.waves ?? 3),
   ...(args.words ? { words: Number(args.words) } : {}),
   ...(args.ramp ? { rampMs: Number(args.ramp) } : {}),
+  heap: Boolean(args.heap),
   log: (w) => process.stderr.write(`${waveLine(w)}\n${w.firstProblem ? `  first problem: ${w.firstProblem}\n` : ""}`),
 });
 if (args.json) process.stdout.write(`${JSON.stringify(result)}\n`);

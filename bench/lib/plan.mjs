@@ -55,8 +55,9 @@ export function makePlan(quick) {
       trials: quick ? 20 : 100,
       n: quick ? 20_000 : 100_000,
       runs: quick ? 1 : 3,
-      streams: 200,
-      waves: quick ? 2 : 5,
+      // npm start under load (issue #13: 300 streams × 3 waves); the full run also puts the
+      // control Worker under the same load.
+      load: quick ? { streams: 60, waves: 1, control: false } : { streams: 300, waves: 3, control: true },
     },
   };
 }

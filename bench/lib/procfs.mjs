@@ -117,12 +117,23 @@ export function mainThreadCpuMs(pid) {
   }
 }
 
-/** CPU time (user + system, all threads) of `pid` in ms, or null when it is gone. */
+/**
+ * CPU time of all of `pid`'s threads in ms, or null when it is gone: the threads alive now
+ * (schedstat, ns resolution) plus what ended threads left in the process's clock-tick totals.
+ */
 export function processCpuMs(pid) {
   try {
+    let ms = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        ms += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
+      } catch {
+        // The thread ended while we looked.
+      }
+    }
     const f = statFields(pid);
-    // utime and stime, in clock ticks (100 per second on Linux).
-    return (Number(f[11]) + Number(f[12])) * 10;
+    // utime + stime in clock ticks (100 per second) count every thread, ended ones too.
+    return Math.max(ms, (Number(f[11]) + Number(f[12])) * 10);
   } catch {
     return null;
   }

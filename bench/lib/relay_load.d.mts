@@ -39,12 +39,14 @@ export interface LoadWave {
   perProcess: Array<{ name: string; baseline: number | null; peak: number | null; after: number }>;
   healthz: Partial<Latency> & { n: number; failures: number; over100: number };
   relayCpuMs: number;
+  heapAfterGCMiB: number | null;
   broken: string[];
 }
 
 export interface LoadResult {
   runner: string;
   streams: number;
+  heapBeforeMiB: number | null;
   words: number;
   wordDelayMs: number;
   rampMs: number;
@@ -61,6 +63,8 @@ export function runRelayLoad(lib: LoadLib, options?: {
   words?: number;
   wordDelayMs?: number;
   rampMs?: number;
+  /** Also measure the relay isolate's JS heap after a full GC (npm-start runner only). */
+  heap?: boolean;
   log?: (wave: LoadWave) => void;
 }): Promise<LoadResult>;
 

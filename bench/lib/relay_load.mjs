@@ -11,6 +11,7 @@
 
 import { request } from "node:http";
 import { createParser } from "eventsource-parser";
+import { heapAfterGCMiB } from "./heap.mjs";
 import { startHealthzProbe } from "./healthz_probe.mjs";
 import { startLoadUpstream } from "./load_upstream.mjs";
 import { fdCount, processCpuMs, processTree, tcpSockets } from "./procfs.mjs";
@@ -188,6 +189,8 @@ async function wave(w, relay, upstream, baseline, opts) {
   ) await sleep(20); // poll the upstream's records
   const cpuMs = Math.round(cpuOf(relay.pid) - cpu0);
   const after = await settle(relay.pid, upstream, Math.floor(baseline.fds * LIMITS.fdRatio), 10_000);
+  // After the fds are counted: the inspector connection is one more socket while it lasts.
+  const heap = relay.inspectorPort ? await heapAfterGCMiB(relay.inspectorPort) : null;
   const callers = { complete: 0, wrong: 0, failed: 0, disconnected: dropped.length };
   let firstProblem;
   results.forEach((r, i) => {
@@ -223,6 +226,7 @@ async function wave(w, relay, upstream, baseline, opts) {
       over100: h.filter((ms) => ms >= LIMITS.healthzMs).length,
     },
     relayCpuMs: cpuMs,
+    heapAfterGCMiB: heap,
   };
 }
 
@@ -251,15 +255,21 @@ export async function runRelayLoad(lib, {
   words = 60,
   wordDelayMs = 25,
   rampMs = 500,
+  heap = false,
   log = () => {},
 } = {}) {
   const upstream = await startLoadUpstream(lib, { words, wordDelayMs });
   let relay;
   try {
-    relay = await startRelayProcess({ runner, vars: { UPSTREAM_BASE_URL: upstream.baseURL } });
+    relay = await startRelayProcess({
+      runner,
+      vars: { UPSTREAM_BASE_URL: upstream.baseURL },
+      inspect: heap,
+    });
     // One stream first, so lazily created state is part of the baseline, not of wave 1.
     await caller(relay.url, "warm-up", Infinity, 30_000);
     const baseline = await settle(relay.pid, upstream, 0, 1_000);
+    const heapBefore = relay.inspectorPort ? await heapAfterGCMiB(relay.inspectorPort) : null;
     const out = [];
     for (let w = 0; w < waves; w++) {
       const result = { streams, ...await wave(w, relay, upstream, baseline, { streams, rampMs, words, wordDelayMs }) };
@@ -270,6 +280,7 @@ export async function runRelayLoad(lib, {
     return {
       runner,
       streams,
+      heapBeforeMiB: heapBefore,
       waves: out,
       words,
       wordDelayMs,

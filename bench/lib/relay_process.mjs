@@ -25,11 +25,16 @@ export async function freePort() {
   return port;
 }
 
-function command(runner, vars, envFile, port, inspectorPort) {
+function command(runner, vars, envFile, port, inspectorPort, inspect) {
   const varArgs = Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
   if (runner === "npm-start") {
     // Through npm itself, so that what is measured is whatever `npm start` runs.
-    return ["npm", "start", "--silent", "--", "--port", "0", "--env-file", envFile, ...varArgs];
+    const inspector = inspect ? ["--inspector-port", String(inspectorPort)] : [];
+    return [
+      ...["npm", "start", "--silent", "--", "--port", "0", "--env-file", envFile],
+      ...inspector,
+      ...varArgs,
+    ];
   }
   if (runner === "wrangler-dev") {
     return [
@@ -54,13 +59,15 @@ function command(runner, vars, envFile, port, inspectorPort) {
 
 /**
  * Starts the relay with `runner`; resolves once it answers `GET /healthz` with
- * `{ url, pid, output(), stop() }` (`pid`: the root of the relay's process tree).
+ * `{ url, pid, inspectorPort, output(), stop() }` (`pid`: the root of the relay's process tree;
+ * `inspectorPort`: workerd's inspector, with `inspect` and the npm-start runner, else null).
  */
 export async function startRelayProcess(
-  { runner = "npm-start", vars = {}, envFile = EMPTY_ENV, timeoutMs = 60_000 } = {},
+  { runner = "npm-start", vars = {}, envFile = EMPTY_ENV, inspect = false, timeoutMs = 60_000 } =
+    {},
 ) {
   const [port, inspectorPort] = [await freePort(), await freePort()];
-  const [file, ...argv] = command(runner, vars, envFile, port, inspectorPort);
+  const [file, ...argv] = command(runner, vars, envFile, port, inspectorPort, inspect);
   const child = spawn(file, argv, {
     cwd: ROOT,
     // Its own process group, so stop() reaches workerd too.
@@ -86,7 +93,8 @@ export async function startRelayProcess(
     const printed = output.match(/playground at (http:\/\/127\.0\.0\.1:\d+)\//)?.[1];
     const url = printed ?? (runner === "npm-start" ? null : `http://127.0.0.1:${port}`);
     if (url !== null && await answers(url)) {
-      return { url, pid: child.pid, output: () => output, stop };
+      const inspecting = inspect && runner === "npm-start" ? inspectorPort : null;
+      return { url, pid: child.pid, inspectorPort: inspecting, output: () => output, stop };
     }
     if (Date.now() > deadline) {
       await stop();

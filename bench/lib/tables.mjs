@@ -1,7 +1,7 @@
 // The result tables, as data (title, header, rows), shared by the stdout table and BENCHMARKS.md.
 
 import { ALL, INTERRUPT, PHASES, TTFD } from "./plan.mjs";
-import { relayTables } from "./relay_bench.mjs";
+import { relayTables } from "./relay_report.mjs";
 
 /** Milliseconds, with fewer decimals as they grow. */
 export function ms(v) {

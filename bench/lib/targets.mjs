@@ -1,6 +1,8 @@
 // The issue's targets, judged on the figures of one run. Each check records what was measured,
 // the limit, and whether it was met; a target that could not be measured says why.
 
+import { relayTargets } from "./relay_report.mjs";
+
 const STOPSTREAM = ["stopstream-result", "stopstream-iterate"];
 
 function check(list, target, scope, measured, limit, met, unit = "") {
@@ -125,42 +127,6 @@ function ttfdTargets(list, ttfd) {
     0.5,
     c.deltaVsRawMs <= 0.5,
     "ms over raw",
-  );
-}
-
-function relayTargets(list, relay) {
-  if (relay?.status !== "measured") {
-    check(
-      list,
-      "relay: upstream connections closed, JS heap flat",
-      "relay",
-      null,
-      null,
-      null,
-      `not measured: ${relay?.error ?? relay?.status ?? "not run"}`,
-    );
-    return;
-  }
-  const l = relay.load;
-  const open = l.waves.reduce((n, w) => n + w.upstreamOpenAtEnd, 0);
-  check(
-    list,
-    `relay: every upstream connection closed after ${l.streams} streams × ${l.waves.length}`,
-    "relay",
-    open,
-    0,
-    open === 0,
-    "open at the end",
-  );
-  const heap = l.waves.map((w) => w.heapAfterGCMiB ?? null);
-  check(
-    list,
-    "relay: JS heap after a full GC flat across waves (last ≤ 1.1× wave 2)",
-    "relay",
-    heap.at(-1),
-    heap[1] === undefined || heap[1] === null ? null : Math.round(heap[1] * 110) / 100,
-    l.heapFlat ?? null,
-    "MiB",
   );
 }
 
