@@ -93,8 +93,9 @@ export async function serveWorker(
 
 /**
  * Builds and serves the relay Worker; resolves once `GET /healthz` answers 200 with
- * `{ url, stop }`. `vars` override bindings (like `wrangler dev --var`); `envFile` replaces
- * .dev.vars (like `--env-file`).
+ * `{ url, scriptPath, stop }` (`scriptPath`: the bundle, beside its `.map`, until `stop`).
+ * `vars` override bindings (like `wrangler dev --var`); `envFile` replaces .dev.vars (like
+ * `--env-file`).
  */
 export async function startRelay({ port = 8787, vars = {}, envFile, inspectorPort } = {}) {
   Object.assign(process.env, QUIET_ENV);
@@ -123,7 +124,7 @@ export async function startRelay({ port = 8787, vars = {}, envFile, inspectorPor
     if (status !== 200) throw new Error(`GET /healthz answered ${status}`);
     let stopped;
     const stop = () => stopped ??= served.miniflare.dispose().finally(cleanup);
-    return { url: served.url, stop };
+    return { url: served.url, scriptPath, stop };
   } catch (error) {
     cleanup();
     throw error;

@@ -22,7 +22,8 @@ function workerdServing(url) {
 
 /**
  * Starts the host process; resolves with `{ relay, control, stop }`, each Worker as
- * `{ url, pid, inspectorPort }` (`pid`: its workerd process).
+ * `{ url, pid, inspectorPort }` (`pid`: its workerd process; the relay's also `scriptPath`, its
+ * bundle).
  */
 export function startRelayHost(upstream) {
   const child = spawn(process.execPath, [fileURLToPath(import.meta.url), upstream], {
@@ -63,7 +64,12 @@ async function host(upstream) {
   });
   const control = await serveControl({ port: 0, vars, inspectorPort: controlInspector });
   process.stdout.write(`${JSON.stringify({
-    relay: { url: relay.url, pid: workerdServing(relay.url), inspectorPort: relayInspector },
+    relay: {
+      url: relay.url,
+      pid: workerdServing(relay.url),
+      inspectorPort: relayInspector,
+      scriptPath: relay.scriptPath,
+    },
     control: { url: control.url, pid: workerdServing(control.url), inspectorPort: controlInspector },
   })}\n`);
   process.stdin.on("end", async () => {
