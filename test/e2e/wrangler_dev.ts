@@ -16,8 +16,8 @@ const WRANGLER = `${ROOT}node_modules/.bin/wrangler`;
 let prebuilt = false;
 /**
  * Runs the Worker's `[build]` step once, before any instance starts: the step then finds its
- * output up to date and writes nothing, so no instance's watcher sees `src/` change and
- * restarts in the middle of a test (on a fresh clone every instance would otherwise write it).
+ * output (in .wrangler/generated/) up to date and writes nothing, so instances starting together
+ * on a fresh clone never each write it.
  */
 function prebuildOnce(): void {
   if (prebuilt) return;
