@@ -26,7 +26,10 @@ const result = await runRelayLoad(lib, {
   ...(args.words ? { words: Number(args.words) } : {}),
   ...(args.ramp ? { rampMs: Number(args.ramp) } : {}),
   heap: Boolean(args.heap),
-  log: (w) => process.stderr.write(`${waveLine(w)}\n${w.firstProblem ? `  first problem: ${w.firstProblem}\n` : ""}`),
+  log: (w) =>
+    process.stderr.write(
+      `${waveLine(w)}\n${w.firstProblem ? `  first problem: ${w.firstProblem}\n` : ""}`,
+    ),
 });
 if (args.json) process.stdout.write(`${JSON.stringify(result)}\n`);
 process.exitCode = result.passed ? 0 : 1;

@@ -62,7 +62,9 @@ try {
   writeFileSync(path, JSON.stringify(profile));
   process.stdout.write(
     `${which}, ${workload}: ${events.toLocaleString("en")} events in ${Math.round(wallMs)} ms; ` +
-      `workerd main thread ${Math.round(cpuMs)} ms CPU = ${(cpuMs / events * 1000).toFixed(2)} µs/event\n`,
+      `workerd main thread ${Math.round(cpuMs)} ms CPU = ${
+        (cpuMs / events * 1000).toFixed(2)
+      } µs/event\n`,
   );
   printWorkerProfile(path, worker.scriptPath ? `${worker.scriptPath}.map` : null);
   process.stdout.write(`\nprofile: ${path}\n`);

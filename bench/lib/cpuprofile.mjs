@@ -52,7 +52,9 @@ export function printWorkerProfile(path, sourceMapPath, out = process.stdout, li
   const parent = new Map();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const self = new Map();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i + 1] ?? 0)));
+  profile.samples.forEach((id, i) =>
+    self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i + 1] ?? 0))
+  );
   const where = (node) => {
     const f = node.callFrame;
     if (!f.url) return { file: "(runtime)", key: `(runtime) ${f.functionName}` };
@@ -75,9 +77,17 @@ export function printWorkerProfile(path, sourceMapPath, out = process.stdout, li
     total += us;
   }
   const show = (title, m) => {
-    out.write(`\n${title} (self time with natives charged to their JS caller, of ${(total / 1000).toFixed(0)} ms sampled)\n`);
+    out.write(
+      `\n${title} (self time with natives charged to their JS caller, of ${
+        (total / 1000).toFixed(0)
+      } ms sampled)\n`,
+    );
     for (const [key, us] of [...m].sort((a, b) => b[1] - a[1]).slice(0, limit)) {
-      out.write(`${(us / 1000).toFixed(1).padStart(9)} ms ${(100 * us / total).toFixed(1).padStart(5)}%  ${key}\n`);
+      out.write(
+        `${(us / 1000).toFixed(1).padStart(9)} ms ${
+          (100 * us / total).toFixed(1).padStart(5)
+        }%  ${key}\n`,
+      );
     }
   };
   show("By function", functions);

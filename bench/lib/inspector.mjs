@@ -3,7 +3,9 @@
 
 /** The DevTools WebSocket URL of the isolate named `core:user:<name>` at `host:port`. */
 export async function isolateURL(port, name, host = "127.0.0.1") {
-  const res = await fetch(`http://${host}:${port}/json/list`, { signal: AbortSignal.timeout(2000) });
+  const res = await fetch(`http://${host}:${port}/json/list`, {
+    signal: AbortSignal.timeout(2000),
+  });
   const targets = await res.json();
   const t = targets.find((t) => t.id === `core:user:${name}`) ??
     targets.find((t) => String(t.id).startsWith("core:user:"));
@@ -34,7 +36,8 @@ export async function connectInspector(url) {
     call: (method, params = {}) =>
       new Promise((resolve, reject) => {
         const id = ++seq;
-        waiting.set(id, (msg) => msg.error ? reject(new Error(msg.error.message)) : resolve(msg.result));
+        waiting.set(id, (msg) =>
+          msg.error ? reject(new Error(msg.error.message)) : resolve(msg.result));
         ws.send(JSON.stringify({ id, method, params }));
       }),
     close: () => ws.close(),

@@ -57,7 +57,9 @@ export function makePlan(quick) {
       runs: quick ? 1 : 3,
       // npm start under load (issue #13: 300 streams × 3 waves); the full run also puts the
       // control Worker under the same load.
-      load: quick ? { streams: 60, waves: 1, control: false } : { streams: 300, waves: 3, control: true },
+      load: quick
+        ? { streams: 60, waves: 1, control: false }
+        : { streams: 300, waves: 3, control: true },
     },
   };
 }

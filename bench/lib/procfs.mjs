@@ -126,7 +126,8 @@ export function processCpuMs(pid) {
     let ms = 0;
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
       try {
-        ms += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
+        ms += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]) /
+          1e6;
       } catch {
         // The thread ended while we looked.
       }

@@ -21,7 +21,16 @@ function r3(obj) {
 
 /** Runs bench/load.mjs in its own process; resolves with its JSON result (or a failure). */
 function runLoad(runner, plan, log) {
-  const args = [LOAD, "--runner", runner, "--streams", plan.streams, "--waves", plan.waves, "--json"];
+  const args = [
+    LOAD,
+    "--runner",
+    runner,
+    "--streams",
+    plan.streams,
+    "--waves",
+    plan.waves,
+    "--json",
+  ];
   if (runner === "npm-start") args.push("--heap");
   const child = spawn(process.execPath, args.map(String), { stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
@@ -51,7 +60,13 @@ async function sideBySide(plan, server, log) {
   const host = await startRelayHost(`${server.url}/m/v1`);
   const common = ["--server", server.url, "--relay", host.relay.url, "--control", host.control.url];
   try {
-    const ttfd = await runContender("relay", ["--task", "relay-ttfd", "--trials", plan.trials, ...common]);
+    const ttfd = await runContender("relay", [
+      "--task",
+      "relay-ttfd",
+      "--trials",
+      plan.trials,
+      ...common,
+    ]);
     if (!ttfd.ok) throw new Error(ttfd.error);
     const out = { runtime: "npm start's: Miniflare → one workerd per Worker" };
     out.ttfd = {
@@ -60,7 +75,9 @@ async function sideBySide(plan, server, log) {
       relay: r3(latency(ttfd.relay)),
     };
     out.ttfd.relayOverControlMs = round(median(ttfd.relay) - median(ttfd.control));
-    log(`  relay · ttfd: direct ${out.ttfd.direct.median} ms, control ${out.ttfd.control.median} ms, relay ${out.ttfd.relay.median} ms`);
+    log(
+      `  relay · ttfd: direct ${out.ttfd.direct.median} ms, control ${out.ttfd.control.median} ms, relay ${out.ttfd.relay.median} ms`,
+    );
     const tp = await runContender("relay", [
       ...["--task", "relay-throughput", "--n", plan.n, "--runs", plan.runs],
       ...["--relay-pid", host.relay.pid ?? 0, "--control-pid", host.control.pid ?? 0],

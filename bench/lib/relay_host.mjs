@@ -17,7 +17,9 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** The workerd process of this host that listens on `url`'s port. */
 function workerdServing(url) {
   const port = Number(new URL(url).port);
-  return processTree(process.pid).find((p) => p.name === "workerd" && listeningPorts(p.pid).includes(port))?.pid ?? null;
+  return processTree(process.pid).find((p) =>
+    p.name === "workerd" && listeningPorts(p.pid).includes(port)
+  )?.pid ?? null;
 }
 
 /**
@@ -34,7 +36,10 @@ export function startRelayHost(upstream) {
   let err = "";
   child.stderr.setEncoding("utf8").on("data", (s) => err += s);
   return new Promise((resolve, reject) => {
-    child.on("exit", (code) => reject(new Error(`relay host exited (${code}): ${err.slice(-2000)}`)));
+    child.on(
+      "exit",
+      (code) => reject(new Error(`relay host exited (${code}): ${err.slice(-2000)}`)),
+    );
     child.stdout.setEncoding("utf8").on("data", (s) => {
       out += s;
       // Wrangler may log a line first ("Using secrets defined in …").
@@ -63,15 +68,21 @@ async function host(upstream) {
     inspectorPort: relayInspector,
   });
   const control = await serveControl({ port: 0, vars, inspectorPort: controlInspector });
-  process.stdout.write(`${JSON.stringify({
-    relay: {
-      url: relay.url,
-      pid: workerdServing(relay.url),
-      inspectorPort: relayInspector,
-      scriptPath: relay.scriptPath,
-    },
-    control: { url: control.url, pid: workerdServing(control.url), inspectorPort: controlInspector },
-  })}\n`);
+  process.stdout.write(`${
+    JSON.stringify({
+      relay: {
+        url: relay.url,
+        pid: workerdServing(relay.url),
+        inspectorPort: relayInspector,
+        scriptPath: relay.scriptPath,
+      },
+      control: {
+        url: control.url,
+        pid: workerdServing(control.url),
+        inspectorPort: controlInspector,
+      },
+    })
+  }\n`);
   process.stdin.on("end", async () => {
     await Promise.all([relay.stop(), control.miniflare.dispose()]);
     process.exit(0);

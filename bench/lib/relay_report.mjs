@@ -19,7 +19,13 @@ function sideBySideTable(r) {
         show(t.relay.median),
         `${t.relayOverControlMs >= 0 ? "+" : ""}${t.relayOverControlMs} ms`,
       ],
-      ["time to first delta, p99 ms", show(t.direct.p99), show(t.control.p99), show(t.relay.p99), ""],
+      [
+        "time to first delta, p99 ms",
+        show(t.direct.p99),
+        show(t.control.p99),
+        show(t.relay.p99),
+        "",
+      ],
       [
         `${tp.n.toLocaleString("en")} deltas, median ms`,
         show(tp.direct.median),
@@ -69,7 +75,9 @@ function loadTable(title, load, withHeap) {
         `${d.withinLimit} / ${d.n} (${show(d.cancelMs?.median)} / ${show(d.cancelMs?.max)})`,
         `${w.fds.baseline} → ${w.fds.peak} → ${w.fds.after}`,
         String(w.closeWait.peak),
-        `${h.n}, ${show(h.median)} / ${show(h.p99)} / ${h.max >= 100 ? `**${h.max}**` : show(h.max)}`,
+        `${h.n}, ${show(h.median)} / ${show(h.p99)} / ${
+          h.max >= 100 ? `**${h.max}**` : show(h.max)
+        }`,
         String(Math.round(w.relayCpuMs / 100) / 10),
         ...(withHeap ? [show(w.heapAfterGCMiB)] : []),
       ];
@@ -139,17 +147,52 @@ export function relayTargets(list, relay) {
   const sum = (f) => l.waves.reduce((n, w) => n + f(w), 0);
   const expected = sum((w) => w.streams - w.callers.disconnected);
   const exact = sum((w) => w.callers.complete);
-  check(list, `${scope}: every other caller gets the exact answer`, exact, expected, exact === expected, `of ${expected}`);
+  check(
+    list,
+    `${scope}: every other caller gets the exact answer`,
+    exact,
+    expected,
+    exact === expected,
+    `of ${expected}`,
+  );
   const cut = sum((w) => w.disconnects.withinLimit);
   const dropped = sum((w) => w.disconnects.n);
-  check(list, `${scope}: every disconnected caller's upstream cancelled within 2 s`, cut, dropped, cut === dropped, `of ${dropped}`);
+  check(
+    list,
+    `${scope}: every disconnected caller's upstream cancelled within 2 s`,
+    cut,
+    dropped,
+    cut === dropped,
+    `of ${dropped}`,
+  );
   const fdRatio = Math.max(...l.waves.map((w) => w.fds.after / w.fds.baseline));
-  check(list, `${scope}: fds back within 10 % of baseline after each wave`, Math.round(fdRatio * 1000) / 1000, 1.1, fdRatio <= 1.1, "× baseline (worst wave)");
+  check(
+    list,
+    `${scope}: fds back within 10 % of baseline after each wave`,
+    Math.round(fdRatio * 1000) / 1000,
+    1.1,
+    fdRatio <= 1.1,
+    "× baseline (worst wave)",
+  );
   const worst = Math.max(...l.waves.map((w) => (w.healthz.failures ? Infinity : w.healthz.max)));
-  check(list, `${scope}: GET /healthz under 100 ms during every wave`, worst, 100, worst < 100, "ms (slowest probe)");
+  check(
+    list,
+    `${scope}: GET /healthz under 100 ms during every wave`,
+    worst,
+    100,
+    worst < 100,
+    "ms (slowest probe)",
+  );
   const heap = l.waves.map((w) => w.heapAfterGCMiB);
   if (heap.length >= 2 && heap.every((v) => typeof v === "number")) {
     const limit = Math.round(heap[1] * 110) / 100;
-    check(list, `${scope}: relay JS heap after a full GC flat (last wave ≤ 1.1× wave 2)`, heap.at(-1), limit, heap.at(-1) <= limit, "MiB");
+    check(
+      list,
+      `${scope}: relay JS heap after a full GC flat (last wave ≤ 1.1× wave 2)`,
+      heap.at(-1),
+      limit,
+      heap.at(-1) <= limit,
+      "MiB",
+    );
   }
 }

@@ -14,8 +14,15 @@ import { parseArgs } from "../lib/worker.mjs";
 
 const args = parseArgs(process.argv.slice(2));
 const TARGETS = ["direct", "control", "relay"];
-const urls = { direct: `${args.server}/m/v1`, control: `${args.control}/v1`, relay: `${args.relay}/v1` };
-const pids = { control: Number(args["control-pid"]) || null, relay: Number(args["relay-pid"]) || null };
+const urls = {
+  direct: `${args.server}/m/v1`,
+  control: `${args.control}/v1`,
+  relay: `${args.relay}/v1`,
+};
+const pids = {
+  control: Number(args["control-pid"]) || null,
+  relay: Number(args["relay-pid"]) || null,
+};
 
 function ctx(name, model, extra = {}) {
   return context("openai", urls[name], globalThis.fetch, {
@@ -71,7 +78,9 @@ async function throughput() {
         cpuMs[name].all.push(after.all - before.all);
       }
       if (text.length !== expect.textLength || hashText(text) !== expect.textHash) {
-        throw new Error(`${name}: wrong text (${text.length} chars, ${expect.textLength} expected)`);
+        throw new Error(
+          `${name}: wrong text (${text.length} chars, ${expect.textLength} expected)`,
+        );
       }
     }
   }

@@ -11,7 +11,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const READY = /stopstream relay: playground at (http:\/\/127\.0\.0\.1:\d+)\/ \(OpenAI base URL \1\/v1\)\n/;
+const READY =
+  /stopstream relay: playground at (http:\/\/127\.0\.0\.1:\d+)\/ \(OpenAI base URL \1\/v1\)\n/;
 
 /** The environment of a user's shell: vitest's NODE_ENV=test would switch Miniflare's download of
  * `Request.cf` off by itself, hiding what a user sees. */
@@ -38,7 +39,15 @@ beforeAll(async () => {
       `appendFileSync(${JSON.stringify(`${scratch}/processes.log`)}, ` +
       `JSON.stringify(process.argv.slice(1)) + "\\n");\n`,
   );
-  child = spawn("npm", ["start", "--silent", "--", "--port", "0", "--env-file", "test/e2e/empty.env"], {
+  child = spawn("npm", [
+    "start",
+    "--silent",
+    "--",
+    "--port",
+    "0",
+    "--env-file",
+    "test/e2e/empty.env",
+  ], {
     cwd: ROOT,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
