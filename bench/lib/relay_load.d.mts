@@ -32,6 +32,7 @@ export interface LoadWave {
     ranOn: number;
     stillOpen: number;
     cancelMs: Latency | null;
+    ranOnMs: number[];
   };
   fds: { baseline: number; peak: number; after: number; settleMs: number };
   closeWait: { peak: number; after: number };

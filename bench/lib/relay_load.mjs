@@ -95,9 +95,10 @@ function holdings(rootPid) {
     pid: p.pid,
     fds: fdCount(p.pid),
     closeWait: p.sockets.filter((s) => s.state === "CLOSE_WAIT").length,
-    internal: p.sockets.filter((s) =>
-      s.state !== "LISTEN" && listening.has(s.remotePort) && !listening.has(s.localPort)
-    ).length,
+    internal:
+      p.sockets.filter((s) =>
+        s.state !== "LISTEN" && listening.has(s.remotePort) && !listening.has(s.localPort)
+      ).length,
   }));
   const sum = (key) => processes.reduce((n, p) => n + p[key], 0);
   return { fds: sum("fds"), closeWait: sum("closeWait"), internal: sum("internal"), processes };
@@ -125,12 +126,16 @@ async function settle(rootPid, upstream, limit, maxMs) {
 function disconnectOutcomes(dropped, upstream) {
   const out = { n: dropped.length, cancelled: 0, withinLimit: 0, finishedFirst: 0, ranOn: 0 };
   const cancelMs = [];
+  const ranOnMs = [];
   for (const c of dropped) {
     const s = upstream.streams.get(c.prompt);
     if (s?.closedNs == null) continue; // still open: neither cancelled nor finished
     if (s.completed) {
       if (s.closedNs <= c.droppedNs) out.finishedFirst++;
-      else out.ranOn++;
+      else {
+        out.ranOn++;
+        ranOnMs.push(round(Number(s.closedNs - c.droppedNs) / 1e6, 1));
+      }
       continue;
     }
     const ms = Number(s.closedNs - c.droppedNs) / 1e6;
@@ -140,6 +145,8 @@ function disconnectOutcomes(dropped, upstream) {
   }
   out.stillOpen = out.n - out.cancelled - out.finishedFirst - out.ranOn;
   out.cancelMs = cancelMs.length ? roundAll(latency(cancelMs)) : null;
+  // Upstreams that sent their whole answer after the caller had gone: when each ended.
+  out.ranOnMs = ranOnMs;
   return out;
 }
 
@@ -188,7 +195,12 @@ async function wave(w, relay, upstream, baseline, opts) {
     performance.now() < waitUntil
   ) await sleep(20); // poll the upstream's records
   const cpuMs = Math.round(cpuOf(relay.pid) - cpu0);
-  const after = await settle(relay.pid, upstream, Math.floor(baseline.fds * LIMITS.fdRatio), 10_000);
+  const after = await settle(
+    relay.pid,
+    upstream,
+    Math.floor(baseline.fds * LIMITS.fdRatio),
+    10_000,
+  );
   // After the fds are counted: the inspector connection is one more socket while it lasts.
   const heap = relay.inspectorPort ? await heapAfterGCMiB(relay.inspectorPort) : null;
   const callers = { complete: 0, wrong: 0, failed: 0, disconnected: dropped.length };
@@ -199,8 +211,10 @@ async function wave(w, relay, upstream, baseline, opts) {
       r.text === expected[i];
     if (exact) return void callers.complete++;
     callers[r.kind === "failed" ? "failed" : "wrong"]++;
-    firstProblem ??= `${r.prompt}: ${r.why ?? `status ${r.status}, [DONE] ${r.done}, ` +
-      `finish ${r.finish}, ${r.text.length}/${expected[i].length} chars`}`;
+    firstProblem ??= `${r.prompt}: ${
+      r.why ?? `status ${r.status}, [DONE] ${r.done}, ` +
+          `finish ${r.finish}, ${r.text.length}/${expected[i].length} chars`
+    }`;
   });
   const h = healthz.samples;
   return {
@@ -272,7 +286,10 @@ export async function runRelayLoad(lib, {
     const heapBefore = relay.inspectorPort ? await heapAfterGCMiB(relay.inspectorPort) : null;
     const out = [];
     for (let w = 0; w < waves; w++) {
-      const result = { streams, ...await wave(w, relay, upstream, baseline, { streams, rampMs, words, wordDelayMs }) };
+      const result = {
+        streams,
+        ...await wave(w, relay, upstream, baseline, { streams, rampMs, words, wordDelayMs }),
+      };
       result.broken = judgeWave(result);
       log(result);
       out.push(result);
@@ -300,7 +317,9 @@ export function waveLine(w) {
   return [
     `wave ${w.wave}: ${w.maxConcurrent} open at once, ${w.durationMs} ms`,
     `exact ${w.callers.complete}/${w.streams - w.callers.disconnected}` +
-    (w.callers.failed + w.callers.wrong ? ` (failed ${w.callers.failed}, wrong ${w.callers.wrong})` : ""),
+    (w.callers.failed + w.callers.wrong
+      ? ` (failed ${w.callers.failed}, wrong ${w.callers.wrong})`
+      : ""),
     `disconnects ${d.n}: cancelled ${d.withinLimit} within 2 s` +
     (d.cancelMs ? ` (median ${d.cancelMs.median} ms, max ${d.cancelMs.max} ms)` : "") +
     (d.finishedFirst + d.ranOn + d.stillOpen
