@@ -8,8 +8,9 @@
 // relayed chunk — to wrangler's Node process over a fresh loopback connection, so a few hundred
 // streams open thousands of sockets, pile them up in CLOSE-WAIT and end in "Too many open
 // files". `unstable_startWorker` can turn that proxy off, but still sends every request through
-// its ProxyWorker, a second workerd process that turned POSTs into 503s ("Your worker restarted
-// mid-request") after waves of caller disconnects. So this runs the Worker the way wrangler's
+// its ProxyWorker, a second workerd process (an extra hop, half again the CPU), which answers a
+// POST whose forward failed with 503 "Your worker restarted mid-request" (seen after waves of
+// disconnects with keep-alive callers). So this runs the Worker the way wrangler's
 // own test pool does: the bundle `wrangler deploy` would upload (built once, by wrangler,
 // `[build]` step included), the bindings wrangler reads (wrangler.toml [vars] + .dev.vars, via
 // `unstable_getMiniflareWorkerOptions`), in one workerd process through Miniflare — the
@@ -19,6 +20,7 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { get } from "node:http";
+import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 
@@ -79,6 +81,10 @@ export async function serveWorker(
     // Warnings and errors only; no line per request.
     log: new Log(LogLevel.WARN),
     logRequests: false,
+    handleRuntimeStdio: (stdout, stderr) => {
+      forwardLines(stdout, process.stdout);
+      forwardLines(stderr, process.stderr);
+    },
     workers: [{
       ...workerOptions,
       name,
@@ -89,6 +95,17 @@ export async function serveWorker(
   });
   const url = await miniflare.ready;
   return { url: url.href.replace(/\/$/, ""), miniflare };
+}
+
+/**
+ * workerd's own output, line by line, without the `stack: <binary>@<address> …` lines it adds to
+ * a fatal error (a port in use): addresses in its binary tell a user nothing, and the error is
+ * explained in a sentence (see main).
+ */
+function forwardLines(from, to) {
+  createInterface({ input: from, crlfDelay: Infinity }).on("line", (line) => {
+    if (!line.startsWith("stack: ")) to.write(`${line}\n`);
+  });
 }
 
 /**
@@ -151,25 +168,47 @@ function parseVars(list = []) {
   return vars;
 }
 
-async function main() {
-  const { values } = parseArgs({
-    options: {
-      port: { type: "string", default: "8787" },
-      var: { type: "string", multiple: true },
-      "env-file": { type: "string" },
-      "inspector-port": { type: "string" },
-    },
-  });
-  let relay;
+const USAGE = "npm start -- [--port 8787] [--var NAME:value]… [--env-file path] " +
+  "[--inspector-port N]";
+
+function port(value, name) {
+  const n = Number(value);
+  if (!(Number.isInteger(n) && n >= 0 && n <= 65535)) {
+    throw new TypeError(`${name} takes a port number (0-65535), got "${value}"`);
+  }
+  return n;
+}
+
+/** The command line as startRelay options; a mistake is one line and exit 64 (EX_USAGE). */
+function options(argv) {
   try {
-    relay = await startRelay({
-      port: Number(values.port),
+    const { values } = parseArgs({
+      args: argv,
+      options: {
+        port: { type: "string", default: "8787" },
+        var: { type: "string", multiple: true },
+        "env-file": { type: "string" },
+        "inspector-port": { type: "string" },
+      },
+    });
+    const inspector = values["inspector-port"];
+    return {
+      port: port(values.port, "--port"),
       vars: parseVars(values.var),
       envFile: values["env-file"],
-      inspectorPort: values["inspector-port"] === undefined
-        ? undefined
-        : Number(values["inspector-port"]),
-    });
+      inspectorPort: inspector === undefined ? undefined : port(inspector, "--inspector-port"),
+    };
+  } catch (error) {
+    process.stderr.write(`stopstream relay: ${error.message} (usage: ${USAGE})\n`);
+    process.exit(64);
+  }
+}
+
+async function main() {
+  const settings = options(process.argv.slice(2));
+  let relay;
+  try {
+    relay = await startRelay(settings);
   } catch (error) {
     process.stderr.write(`stopstream relay: could not start: ${error.message}\n`);
     process.exit(1);

@@ -3,7 +3,7 @@
  * prints no stack trace and no update notice, builds the Worker once, and prints the playground
  * URL only once the relay answers.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -106,6 +106,18 @@ describe.skipIf(process.platform === "win32")("npm start", () => {
     expect(await page.text()).toContain("/stopstream.js");
     const client = await fetch(`${url}/stopstream.js`);
     expect(await client.text()).toContain("stopstream browser build");
+  });
+
+  it("a mistake on its command line is one line and exit 64, before anything starts", () => {
+    for (const args of [["--bogus"], ["--port", "x"], ["--var", "NO_COLON"]]) {
+      const run = spawnSync(process.execPath, ["scripts/start.mjs", ...args], {
+        cwd: ROOT,
+        encoding: "utf8",
+      });
+      expect(run.status, args.join(" ")).toBe(64);
+      expect(run.stdout).toBe("");
+      expect(run.stderr).toMatch(/^stopstream relay: .+ \(usage: npm start -- .+\)\n$/);
+    }
   });
 
   it("prints no stack trace, error or update notice (Cloudflare unreachable), before or after serving", () => {
