@@ -10,7 +10,7 @@
 // `npm start` no longer runs `wrangler dev` (bench/notes.md).
 
 import { parseArgs } from "./lib/worker.mjs";
-import { runRelayLoad, waveLine } from "./lib/relay_load.mjs";
+import { runRelayLoad } from "./lib/relay_load.mjs";
 
 const args = parseArgs(process.argv.slice(2));
 const dist = process.env.STOPSTREAM_DIST ?? new URL("../dist/index.js", import.meta.url).href;
@@ -18,6 +18,30 @@ const lib = {
   ...await import(new URL("demo/upstream.js", dist).href),
   ...await import(new URL("cli/serve.js", dist).href),
 };
+
+/** One wave as a line. */
+function waveLine(w) {
+  const d = w.disconnects;
+  const h = w.healthz;
+  return [
+    `wave ${w.wave}: ${w.maxConcurrent} open at once, ${w.durationMs} ms`,
+    `exact ${w.callers.complete}/${w.streams - w.callers.disconnected}` +
+    (w.callers.failed + w.callers.wrong
+      ? ` (failed ${w.callers.failed}, wrong ${w.callers.wrong})`
+      : ""),
+    `disconnects ${d.n}: cancelled ${d.withinLimit} within 2 s` +
+    (d.cancelMs ? ` (median ${d.cancelMs.median} ms, max ${d.cancelMs.max} ms)` : "") +
+    (d.finishedFirst + d.ranOn + d.stillOpen
+      ? `, finished first ${d.finishedFirst}, ran on ${d.ranOn}, still open ${d.stillOpen}`
+      : ""),
+    `fds ${w.fds.baseline} → peak ${w.fds.peak} → ${w.fds.after} (after ${w.fds.settleMs} ms), ` +
+    `CLOSE-WAIT peak ${w.closeWait.peak}, internal connections peak ${w.internalConnections.peak}`,
+    `healthz ${h.n} probes: median ${h.median ?? "—"} ms, max ${h.max ?? "—"} ms` +
+    (h.failures ? `, ${h.failures} failed` : ""),
+    `relay CPU ${w.relayCpuMs} ms`,
+    w.broken.length ? `BROKEN: ${w.broken.join(", ")}` : "ok",
+  ].join(" · ");
+}
 
 const result = await runRelayLoad(lib, {
   runner: args.runner ?? "npm-start",

@@ -70,4 +70,3 @@ export function runRelayLoad(lib: LoadLib, options?: {
 }): Promise<LoadResult>;
 
 export function judgeWave(wave: LoadWave): string[];
-export function waveLine(wave: LoadWave): string;

@@ -309,27 +309,3 @@ export async function runRelayLoad(lib, {
     await upstream.close();
   }
 }
-
-/** One wave as a line. */
-export function waveLine(w) {
-  const d = w.disconnects;
-  const h = w.healthz;
-  return [
-    `wave ${w.wave}: ${w.maxConcurrent} open at once, ${w.durationMs} ms`,
-    `exact ${w.callers.complete}/${w.streams - w.callers.disconnected}` +
-    (w.callers.failed + w.callers.wrong
-      ? ` (failed ${w.callers.failed}, wrong ${w.callers.wrong})`
-      : ""),
-    `disconnects ${d.n}: cancelled ${d.withinLimit} within 2 s` +
-    (d.cancelMs ? ` (median ${d.cancelMs.median} ms, max ${d.cancelMs.max} ms)` : "") +
-    (d.finishedFirst + d.ranOn + d.stillOpen
-      ? `, finished first ${d.finishedFirst}, ran on ${d.ranOn}, still open ${d.stillOpen}`
-      : ""),
-    `fds ${w.fds.baseline} → peak ${w.fds.peak} → ${w.fds.after} (after ${w.fds.settleMs} ms), ` +
-    `CLOSE-WAIT peak ${w.closeWait.peak}, internal connections peak ${w.internalConnections.peak}`,
-    `healthz ${h.n} probes: median ${h.median ?? "—"} ms, max ${h.max ?? "—"} ms` +
-    (h.failures ? `, ${h.failures} failed` : ""),
-    `relay CPU ${w.relayCpuMs} ms`,
-    w.broken.length ? `BROKEN: ${w.broken.join(", ")}` : "ok",
-  ].join(" · ");
-}
