@@ -17,6 +17,8 @@ import { jsonResponse } from "./json_response.ts";
 import { type RelayOptions, type ResolvedUpstream, resolveRelayOptions } from "./options.ts";
 import { type ChatRequestBody, parseChatRequest, readLimited } from "./request_body.ts";
 import { sseResponse } from "./sse_response.ts";
+import { startStream, streamRoutes, type StreamsConfig, wantsResumable } from "./streams/routes.ts";
+import { STREAM_ID_HEADER } from "./streams/wire.ts";
 import { translateRequest } from "./translate_request.ts";
 import { createUpstreamFetch, forwardedHeaders, type InProcessDemo } from "./upstream_fetch.ts";
 
@@ -49,6 +51,12 @@ export function createRelay(options: RelayOptions = {}): Hono {
   const demo = config.upstreams.length === 0 ? createDemoUpstream(config.demo) : undefined;
   const secrets = config.upstreams.flatMap((u) => (u.apiKey ? [u.apiKey] : []));
   const isAuthorized = createKeyCheck(config.keys);
+  const streams: StreamsConfig | undefined = config.streams && {
+    namespace: config.streams,
+    ttlMs: config.resumeTtlMs,
+    maxBytes: config.maxStreamBytes,
+    keys: config.keys,
+  };
   const app = new Hono();
 
   if (config.cors !== false) {
@@ -59,7 +67,7 @@ export function createRelay(options: RelayOptions = {}): Hono {
         allowMethods: ["GET", "POST", "OPTIONS"],
         // No allowHeaders: the preflight's own list is allowed. SDKs send headers of their
         // own (the openai SDK's `x-stainless-*`), and only an allowlist ever goes upstream.
-        exposeHeaders: ["x-stopstream-attempts", "x-stopstream-upstream"],
+        exposeHeaders: ["x-stopstream-attempts", "x-stopstream-upstream", STREAM_ID_HEADER],
         maxAge: 600,
       }),
     );
@@ -107,11 +115,35 @@ export function createRelay(options: RelayOptions = {}): Hono {
         model: undefined,
       }]
       : config.upstreams;
+    const call: StreamChatOptions = {
+      ...callOptions(upstreams, body, forwardedHeaders(c.req.raw.headers)),
+      ...(config.maxRetries !== undefined ? { maxRetries: config.maxRetries } : {}),
+      ...(config.retry !== undefined ? { retry: config.retry } : {}),
+      ...(config.timeouts !== undefined ? { timeouts: config.timeouts } : {}),
+    };
+    const id = `chatcmpl-${crypto.randomUUID().replaceAll("-", "")}`;
+    const model = upstreams[0]?.model ?? (typeof body.model === "string" ? body.model : DEMO_MODEL);
+    const streamOptions = body.stream_options as { include_usage?: unknown } | null | undefined;
+    const includeUsage = streamOptions?.include_usage === true;
+    const streaming = body.stream === true;
+    if (streams !== undefined && streaming && wantsResumable(c.req.raw.headers)) {
+      // The call runs in the stream's Durable Object, not under this request: a caller who
+      // disconnects leaves it running, to be resumed; only a cancel stops it.
+      return await startStream(streams, c.req.raw, {
+        call,
+        demo: inProcess && {
+          baseURL: inProcess.baseURL,
+          wordDelayMs: config.demo.wordDelayMs,
+          fault: inProcess.fault,
+        },
+        chat: { id, model, includeUsage },
+        keepAliveMs: config.keepAliveMs,
+      });
+    }
     const upstream = createUpstreamFetch(config.fetch, inProcess);
     const abort = new AbortController();
-    const streaming = body.stream === true;
     const chat = streamChat({
-      ...callOptions(upstreams, body, forwardedHeaders(c.req.raw.headers)),
+      ...call,
       // A non-streaming caller sees nothing until the whole answer exists: a failure after
       // part of it is retried (and falls back) like one before it.
       ...(streaming ? {} : { onPartial: "retry" as const }),
@@ -119,12 +151,7 @@ export function createRelay(options: RelayOptions = {}): Hono {
       // `enable_request_signal` flag), and a caller abort is never retried.
       signal: AbortSignal.any([c.req.raw.signal, abort.signal]),
       fetch: upstream.fetch,
-      ...(config.maxRetries !== undefined ? { maxRetries: config.maxRetries } : {}),
-      ...(config.retry !== undefined ? { retry: config.retry } : {}),
-      ...(config.timeouts !== undefined ? { timeouts: config.timeouts } : {}),
     });
-    const id = `chatcmpl-${crypto.randomUUID().replaceAll("-", "")}`;
-    const model = upstreams[0]?.model ?? (typeof body.model === "string" ? body.model : DEMO_MODEL);
 
     if (!streaming) {
       const answer = chat.result.then((result) => ({
@@ -142,16 +169,16 @@ export function createRelay(options: RelayOptions = {}): Hono {
         attempts: () => upstream.calls,
       });
     }
-    const streamOptions = body.stream_options as { include_usage?: unknown } | null | undefined;
     return await sseResponse({
       stream: chat,
       abort,
-      encoder: new ChunkEncoder(id, model, streamOptions?.include_usage === true),
+      encoder: new ChunkEncoder(id, model, includeUsage),
       keepAliveMs: config.keepAliveMs,
       secrets,
       attempts: () => upstream.calls,
     });
   });
+  if (streams !== undefined) app.route("/", streamRoutes(streams));
   if (demo !== undefined) app.all("/demo/v1/chat/completions", (c) => demo(c.req.raw));
 
   app.all("/v1/chat/completions", (c) => methodNotAllowed(c.req.method, "POST"));

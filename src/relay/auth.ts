@@ -26,9 +26,9 @@ export function createKeyCheck(
   let digests: Promise<Uint8Array[]> | undefined;
   return async (authorization) => {
     if (accepted.length === 0) return true;
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
-    if (match === null) return false;
-    const given = await sha256(match[1] as string);
+    const key = bearerKey(authorization);
+    if (key === undefined) return false;
+    const given = await sha256(key);
     digests ??= Promise.all(accepted.map(sha256));
     let found = 0;
     for (const digest of await digests) found |= equal(given, digest) ? 1 : 0;
@@ -36,7 +36,27 @@ export function createKeyCheck(
   };
 }
 
-async function sha256(text: string): Promise<Uint8Array> {
+/**
+ * The key of an `Authorization: Bearer <key>` header, if it is one.
+ *
+ * @example
+ * ```ts
+ * bearerKey("Bearer relay-key-1"); // "relay-key-1"
+ * ```
+ */
+export function bearerKey(authorization: string | null | undefined): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1];
+}
+
+/**
+ * The SHA-256 digest of `text` (UTF-8).
+ *
+ * @example
+ * ```ts
+ * const digest = await sha256("relay-key-1"); // 32 bytes
+ * ```
+ */
+export async function sha256(text: string): Promise<Uint8Array> {
   return new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
 }
 

@@ -6,6 +6,7 @@
 
 import type { ProtocolName } from "../types.ts";
 import { isHttpURL, PROTOCOLS, type RelayOptions, type RelayUpstream } from "./options.ts";
+import { isStreamNamespace } from "./streams/wire.ts";
 
 /**
  * The bindings the relay Worker reads. Every one is optional: with no `UPSTREAM_BASE_URL` the
@@ -39,6 +40,13 @@ export interface RelayEnv {
    * it, the relay writes every 400 ms anyway: how a Worker notices a caller who went away.
    */
   KEEPALIVE_MS?: string;
+  /**
+   * Durable Object binding of class `RelayStream`: with it, requests with
+   * `x-stopstream-resumable: true` get resumable streams.
+   */
+  STREAMS?: unknown;
+  /** How long a resumable stream is kept after it ends, in ms (default 600 000). */
+  RESUME_TTL_MS?: string;
   /** Secrets named by `FALLBACKS` entries. */
   [binding: string]: unknown;
 }
@@ -55,7 +63,8 @@ const DEMO_TUNING: Pick<RelayOptions, "timeouts" | "retry"> = {
 /**
  * Build {@linkcode RelayOptions} from Worker bindings.
  *
- * @throws {TypeError} naming the binding and what is wrong with it (never its value): a base URL
+ * @throws {TypeError} naming the binding and what is wrong with it (never its value): a
+ * `KEEPALIVE_MS` or `RESUME_TTL_MS` that is not a positive integer, a base URL
  * that is not an absolute http(s) URL, an unknown protocol, `FALLBACKS` that is not a JSON array
  * of objects, an entry that carries a key instead of naming its secret, a named secret missing.
  * @example
@@ -67,14 +76,11 @@ const DEMO_TUNING: Pick<RelayOptions, "timeouts" | "retry"> = {
 export function relayOptionsFromEnv(env: RelayEnv): RelayOptions {
   const keys = text(env.RELAY_KEYS)?.split(",").map((k) => k.trim()).filter((k) => k !== "") ?? [];
   const common: RelayOptions = { keys };
-  const keepAlive = text(env.KEEPALIVE_MS);
-  if (keepAlive !== undefined) {
-    const ms = Number(keepAlive);
-    if (!(Number.isInteger(ms) && ms > 0)) {
-      throw new TypeError("KEEPALIVE_MS must be a positive integer (milliseconds)");
-    }
-    common.keepAliveMs = ms;
-  }
+  const keepAlive = milliseconds(env, "KEEPALIVE_MS");
+  if (keepAlive !== undefined) common.keepAliveMs = keepAlive;
+  if (isStreamNamespace(env.STREAMS)) common.streams = env.STREAMS;
+  const ttl = milliseconds(env, "RESUME_TTL_MS");
+  if (ttl !== undefined) common.resumeTtlMs = ttl;
   const baseURL = text(env.UPSTREAM_BASE_URL);
   if (baseURL === undefined) {
     if (text(env.FALLBACKS) !== undefined) {
@@ -146,6 +152,16 @@ function urlOf(value: unknown, name: string): string {
     throw new TypeError(`${name} must be an absolute http(s) URL`);
   }
   return value;
+}
+
+function milliseconds(env: RelayEnv, name: string): number | undefined {
+  const value = text(env[name]);
+  if (value === undefined) return undefined;
+  const ms = Number(value);
+  if (!(Number.isInteger(ms) && ms > 0)) {
+    throw new TypeError(`${name} must be a positive integer (milliseconds)`);
+  }
+  return ms;
 }
 
 function protocolOf(value: unknown, name: string): ProtocolName {

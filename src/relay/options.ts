@@ -6,6 +6,7 @@
 
 import type { DemoUpstreamOptions } from "../demo/upstream.ts";
 import type { ProtocolName, RetryOptions, Timeouts } from "../types.ts";
+import { isStreamNamespace, type RelayStreamNamespace } from "./streams/wire.ts";
 
 /**
  * One model provider the relay may call. The first upstream is the primary, the others are
@@ -79,6 +80,15 @@ export interface RelayOptions {
   timeouts?: Timeouts;
   /** Pacing and hooks of the built-in demo upstream (used only when `upstreams` is empty). */
   demo?: DemoUpstreamOptions;
+  /**
+   * The Durable Object namespace of class `RelayStream` (the Worker's `STREAMS` binding). With
+   * it, a streaming request with `x-stopstream-resumable: true` becomes a resumable stream.
+   */
+  streams?: RelayStreamNamespace;
+  /** How long a resumable stream is kept after it ends, in ms. Default 600 000 (10 minutes). */
+  resumeTtlMs?: number;
+  /** Largest number of bytes a resumable stream stores. Default 8 MiB. */
+  maxStreamBytes?: number;
 }
 
 /**
@@ -115,6 +125,9 @@ export interface ResolvedRelayOptions {
   retry: RetryOptions | undefined;
   timeouts: Timeouts | undefined;
   demo: DemoUpstreamOptions;
+  streams: RelayStreamNamespace | undefined;
+  resumeTtlMs: number;
+  maxStreamBytes: number;
 }
 
 /**
@@ -135,7 +148,9 @@ export const PROTOCOLS: readonly ProtocolName[] = [
  * Validate relay options and fill in the defaults.
  *
  * @throws {TypeError} on an upstream without a valid `baseURL`, an unknown protocol or a bad key.
- * @throws {RangeError} on a non-positive `keepAliveMs` or `maxBodyBytes`.
+ * @throws {TypeError} on `streams` that is not a Durable Object namespace.
+ * @throws {RangeError} on a non-positive `keepAliveMs`, `maxBodyBytes`, `resumeTtlMs` or
+ * `maxStreamBytes`.
  * @example
  * ```ts
  * resolveRelayOptions({}).keepAliveMs; // 15000
@@ -179,6 +194,9 @@ export function resolveRelayOptions(options: RelayOptions): ResolvedRelayOptions
     retry: options.retry,
     timeouts: options.timeouts,
     demo: options.demo ?? {},
+    streams: streamsOf(options.streams),
+    resumeTtlMs: positive("resumeTtlMs", options.resumeTtlMs, 10 * 60_000),
+    maxStreamBytes: positive("maxStreamBytes", options.maxStreamBytes, 8 * 1024 * 1024),
   };
 }
 
@@ -195,6 +213,17 @@ export function isHttpURL(value: string): boolean {
   if (!URL.canParse(value)) return false;
   const { protocol } = new URL(value);
   return protocol === "http:" || protocol === "https:";
+}
+
+function streamsOf(streams: unknown): RelayStreamNamespace | undefined {
+  if (streams === undefined) return undefined;
+  if (!isStreamNamespace(streams)) {
+    throw new TypeError(
+      "createRelay: streams must be a Durable Object namespace (the STREAMS binding of class " +
+        "RelayStream)",
+    );
+  }
+  return streams;
 }
 
 function positive(name: string, value: number | undefined, fallback: number): number {

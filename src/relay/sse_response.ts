@@ -19,9 +19,37 @@ import { type ChunkEncoder, DONE_EVENT } from "./chunks.ts";
 import { COMMIT, commitTiming, raceCommit } from "./commit.ts";
 import { describeFailure, errorBody, errorResponse } from "./errors.ts";
 
-const KEEP_ALIVE = ": keep-alive\n\n";
-/** Largest batch of already-parsed events sent as one write. */
-const MAX_WRITE = 16 * 1024;
+/**
+ * The SSE comment sent while the caller waits: it carries no event (and no `id:`).
+ *
+ * @example
+ * ```ts
+ * controller.enqueue(encoder.encode(KEEP_ALIVE));
+ * ```
+ */
+export const KEEP_ALIVE = ": keep-alive\n\n";
+/**
+ * Largest batch of already-parsed events sent as one write.
+ *
+ * @example
+ * ```ts
+ * if (out.length >= MAX_WRITE) send(out);
+ * ```
+ */
+export const MAX_WRITE = 16 * 1024;
+/**
+ * The headers of every SSE answer of the relay.
+ *
+ * @example
+ * ```ts
+ * new Headers({ ...SSE_HEADERS, "x-stopstream-attempts": "1" });
+ * ```
+ */
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache, no-transform",
+  "x-accel-buffering": "no",
+};
 const noop = (): void => {};
 
 /**
@@ -84,9 +112,7 @@ export async function sseResponse(call: RelayedStream): Promise<Response> {
     });
   }
   const headers = new Headers({
-    "content-type": "text/event-stream; charset=utf-8",
-    "cache-control": "no-cache, no-transform",
-    "x-accel-buffering": "no",
+    ...SSE_HEADERS,
     "x-stopstream-attempts": String(call.attempts()),
     "x-stopstream-upstream": String(upstream),
   });

@@ -15,6 +15,9 @@ import { errorResponse } from "./errors.ts";
 import browserClient from "../../.wrangler/generated/stopstream.browser.js.txt";
 import { PLAYGROUND_HTML } from "./playground.ts";
 
+// The Durable Object class of the `STREAMS` binding (resumable streams), as wrangler.toml names it.
+export { RelayStream } from "./streams/relay_stream.ts";
+
 // One app per bindings object: Workers reuse `env` across the requests of an isolate.
 const apps = new WeakMap<object, Hono>();
 

@@ -1,0 +1,92 @@
+/**
+ * One reader of a resumable stream: the stored events after its position, then the live ones
+ * as they become visible, then the end. Every reader reads the same log, so all of them get
+ * the same events in the same order, whenever they joined.
+ *
+ * @module
+ */
+
+import { KEEP_ALIVE, MAX_WRITE } from "../sse_response.ts";
+import type { EventLog } from "./event_log.ts";
+
+const encoder = new TextEncoder();
+const KEEP_ALIVE_BYTES = encoder.encode(KEEP_ALIVE);
+
+/**
+ * The SSE body of a reader that has seen every event up to `after` (0: none).
+ *
+ * Pull-based: a reader that does not read holds nothing but its position, whatever the
+ * others do. While it waits for events it gets a `: keep-alive` comment every `keepAliveMs`
+ * (also how the Worker in front notices a reader that went away).
+ *
+ * @example
+ * ```ts
+ * return new Response(readEvents(log, lastEventId, 15_000), { headers: SSE_HEADERS });
+ * ```
+ */
+export function readEvents(
+  log: EventLog,
+  after: number,
+  keepAliveMs: number,
+): ReadableStream<Uint8Array> {
+  let index = log.indexAfter(after);
+  let head = index < log.batches.length ? log.textAfter(index, after) : "";
+  if (head !== "") index++;
+  let wake: (() => void) | undefined;
+  let closed = false;
+  let lastWrite = 0;
+  let keepAlive: ReturnType<typeof setInterval> | undefined;
+  const unsubscribe = log.subscribe(() => {
+    const resume = wake;
+    wake = undefined;
+    resume?.();
+  });
+  const stop = (): void => {
+    closed = true;
+    clearInterval(keepAlive);
+    unsubscribe();
+    const resume = wake;
+    wake = undefined;
+    resume?.();
+  };
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      // Nothing to replay yet: a comment gets the headers through proxies at once.
+      if (head === "" && index === log.batches.length && !log.ended) {
+        lastWrite = Date.now();
+        controller.enqueue(KEEP_ALIVE_BYTES);
+      }
+      keepAlive = setInterval(() => {
+        if (closed || wake === undefined || Date.now() - lastWrite < keepAliveMs) return;
+        lastWrite = Date.now();
+        controller.enqueue(KEEP_ALIVE_BYTES);
+      }, Math.max(1, keepAliveMs / 4));
+    },
+    async pull(controller) {
+      for (;;) {
+        // Whole batches, as many as fit one write: a reader that fell behind catches up fast.
+        let text = head;
+        head = "";
+        while (index < log.batches.length && text.length < MAX_WRITE) {
+          text += (log.batches[index++] as { text: string }).text;
+        }
+        if (text !== "") {
+          lastWrite = Date.now();
+          controller.enqueue(encoder.encode(text));
+          return;
+        }
+        if (log.ended) {
+          stop();
+          controller.close();
+          return;
+        }
+        await new Promise<void>((resolve) => (wake = resolve));
+        if (closed) return;
+      }
+    },
+    cancel() {
+      // The reader went away; the stream, and every other reader, go on.
+      stop();
+    },
+  }, { highWaterMark: 0 });
+}

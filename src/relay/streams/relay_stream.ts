@@ -1,0 +1,271 @@
+/**
+ * `RelayStream`, the Durable Object that keeps one resumable stream: it runs the upstream call
+ * (so the call outlives the caller's connection), stores the numbered events, serves every
+ * reader, stops the call on request, and deletes everything `ttl` after the end.
+ *
+ * Lifecycle. While the call runs, an alarm fires every `HEARTBEAT_MS`: an alarm is an incoming
+ * event, and a Durable Object with none for 70–140 s is evicted, which would cut the upstream
+ * connection (an outbound `fetch` does not keep it alive). If the object restarts anyway (a
+ * deploy, a runtime restart), the call is gone; the next request or alarm finds the stream
+ * "running" with no call in memory and ends it with an `INTERRUPTED` error event after the last
+ * stored event, which is the last event any reader was sent. After the end, one alarm at
+ * `ended + ttl` deletes the storage.
+ *
+ * The class extends nothing and imports nothing from `cloudflare:workers`: the relay talks to it
+ * with `fetch` only (no RPC), so `stopstream/hono` can export it and still load in Node, Deno
+ * and Bun.
+ *
+ * @module
+ */
+
+import { errorResponse } from "../errors.ts";
+import { SSE_HEADERS } from "../sse_response.ts";
+import { EventLog } from "./event_log.ts";
+import { readEvents } from "./reader.ts";
+import { errorEvent, INTERRUPTED, StreamRun } from "./stream_run.ts";
+import {
+  type StreamMeta,
+  type StreamStatus,
+  type StreamStorage,
+  StreamStore,
+} from "./stream_store.ts";
+import { OWNER_HEADER, type StartPlan, STREAM_ID_HEADER } from "./wire.ts";
+
+/** An alarm this often keeps the object in memory while the upstream call runs. */
+const HEARTBEAT_MS = 30_000;
+
+/**
+ * The slice of a Durable Object's `ctx` (`DurableObjectState`) that `RelayStream` uses.
+ *
+ * @example
+ * ```ts
+ * const stream = new RelayStream(ctx satisfies RelayStreamState, env);
+ * ```
+ */
+export interface RelayStreamState {
+  /** The object's SQLite-backed storage. */
+  storage: StreamStorage;
+  /** Keeps the object running for `promise` (a no-op where objects stay alive anyway). */
+  waitUntil?(promise: Promise<unknown>): void;
+}
+
+/**
+ * The Durable Object class behind resumable streams (binding `STREAMS`, SQLite-backed). Export
+ * it from your Worker's entry module next to your app.
+ *
+ * @example
+ * ```ts
+ * export { RelayStream } from "stopstream/hono";
+ * ```
+ */
+export class RelayStream {
+  #ctx: RelayStreamState;
+  #store: StreamStore;
+  /** The upstream call, while this instance runs it. */
+  #run: StreamRun | undefined;
+  #log: EventLog | undefined;
+  /** Settles once the run's end is recorded. */
+  #recorded: Promise<void> | undefined;
+
+  /** Called by the runtime with the object's state; `env` is not used. */
+  constructor(ctx: RelayStreamState, _env?: unknown) {
+    this.#ctx = ctx;
+    this.#store = new StreamStore(ctx.storage);
+  }
+
+  /** Requests from the relay's Worker: `POST /start`, `GET /events`, `GET /status`, `POST /cancel`. */
+  async fetch(request: Request): Promise<Response> {
+    const { pathname, searchParams } = new URL(request.url);
+    if (pathname === "/start" && request.method === "POST") return await this.#start(request);
+    const meta = await this.#find(request.headers.get(OWNER_HEADER) ?? "");
+    if (meta === undefined) return streamNotFound();
+    if (pathname === "/events") return this.#follow(meta, Number(searchParams.get("after") ?? 0));
+    if (pathname === "/status") return Response.json(describe(meta, this.#log, this.#store));
+    if (pathname === "/cancel" && request.method === "POST") return await this.#cancel(meta);
+    return streamNotFound();
+  }
+
+  /** The heartbeat while the call runs; the end of a call lost in a restart; expiry. */
+  async alarm(): Promise<void> {
+    const meta = this.#store.meta();
+    if (meta === undefined) return;
+    if (meta.status === "running" && this.#run !== undefined) {
+      await this.#ctx.storage.setAlarm(Date.now() + HEARTBEAT_MS);
+      return;
+    }
+    // Ends a call lost in a restart, or deletes an expired stream; else the expiry stays due.
+    const found = await this.#find(meta.owner);
+    if (found?.expires != null) await this.#ctx.storage.setAlarm(found.expires);
+  }
+
+  async #start(request: Request): Promise<Response> {
+    const plan = await request.json() as StartPlan;
+    if (this.#store.meta() !== undefined) {
+      return errorResponse({
+        status: 409,
+        message: "This stream already exists.",
+        type: "invalid_request_error",
+        code: "stream_exists",
+      });
+    }
+    const created = Date.now();
+    this.#store.create({
+      id: plan.id,
+      owner: plan.owner,
+      status: "running",
+      created,
+      ended: null,
+      expires: null,
+      ttl: plan.ttlMs,
+      keepAlive: plan.keepAliveMs,
+      events: 0,
+      bytes: 0,
+      writes: 0,
+    });
+    await this.#ctx.storage.setAlarm(created + HEARTBEAT_MS);
+    const log = this.#log = new EventLog(this.#store, plan.maxBytes, 1);
+    const run = this.#run = new StreamRun(plan, log);
+    // A caller who leaves before the answer begins never learned the id: nobody could resume
+    // or stop the call, so it stops now.
+    request.signal?.addEventListener("abort", () => {
+      if (!run.isCommitted) run.stop("caller_left");
+    });
+    this.#recorded = run.ended.then((status) => this.#record(status));
+    this.#ctx.waitUntil?.(this.#recorded);
+    const failure = await run.committed;
+    const attempts = String(run.attempts);
+    if (failure !== undefined) return errorResponse(failure, { "x-stopstream-attempts": attempts });
+    return new Response(readEvents(log, 0, plan.keepAliveMs), {
+      headers: {
+        ...SSE_HEADERS,
+        "x-stopstream-attempts": attempts,
+        "x-stopstream-upstream": String(run.upstream),
+        [STREAM_ID_HEADER]: plan.id,
+      },
+    });
+  }
+
+  /**
+   * The stream, if this object holds one that `owner` may see and that has not expired. A
+   * stream found running with no call in memory lost it in a restart: it is ended here.
+   */
+  async #find(owner: string): Promise<StreamMeta | undefined> {
+    let meta = this.#store.meta();
+    if (meta === undefined) return undefined;
+    if (meta.status === "running" && this.#run === undefined) {
+      this.#log ??= EventLog.restore(this.#store, Number.POSITIVE_INFINITY, false);
+      this.#recorded ??= this.#log.close(errorEvent(INTERRUPTED)).then(() =>
+        this.#record("failed")
+      );
+      await this.#recorded;
+      meta = this.#store.meta();
+      if (meta === undefined) return undefined;
+    }
+    if (meta.expires !== null && Date.now() >= meta.expires) {
+      await this.#expire();
+      return undefined;
+    }
+    return meta.owner === "" || sameHash(meta.owner, owner) ? meta : undefined;
+  }
+
+  #follow(meta: StreamMeta, after: number): Response {
+    const log = this.#log ??= EventLog.restore(
+      this.#store,
+      Number.POSITIVE_INFINITY,
+      meta.status !== "running",
+    );
+    if (after > log.lastVisible) {
+      return errorResponse({
+        status: 400,
+        message: `Last-Event-ID ${after} is after the last event of this stream so far ` +
+          `(${log.lastVisible}).`,
+        type: "invalid_request_error",
+        code: "invalid_last_event_id",
+      });
+    }
+    return new Response(readEvents(log, after, meta.keepAlive), {
+      headers: { ...SSE_HEADERS, [STREAM_ID_HEADER]: meta.id },
+    });
+  }
+
+  async #cancel(meta: StreamMeta): Promise<Response> {
+    const run = this.#run;
+    if (meta.status !== "running" || run === undefined) {
+      return Response.json({ ...describe(meta, this.#log, this.#store), cancelled: false });
+    }
+    run.stop("cancelled");
+    await this.#recorded;
+    const ended = this.#store.meta() ?? meta;
+    return Response.json({ ...describe(ended, this.#log, this.#store), cancelled: true });
+  }
+
+  /** Records how the run ended and schedules the expiry, or forgets a stream never begun. */
+  async #record(status: StreamStatus | undefined): Promise<void> {
+    this.#run = undefined;
+    const meta = this.#store.meta();
+    if (status === undefined || meta === undefined) {
+      await this.#expire();
+      return;
+    }
+    const log = this.#log as EventLog;
+    meta.status = status;
+    meta.ended = Date.now();
+    meta.expires = meta.ended + meta.ttl;
+    meta.events = log.lastVisible;
+    meta.bytes = log.bytes;
+    this.#store.finish(meta);
+    await this.#ctx.storage.setAlarm(meta.expires);
+  }
+
+  async #expire(): Promise<void> {
+    this.#log = undefined;
+    this.#recorded = undefined;
+    await this.#store.delete();
+  }
+}
+
+/** The stream as JSON (`GET /v1/streams/{id}` with `Accept: application/json`, cancel answers). */
+function describe(
+  meta: StreamMeta,
+  log: EventLog | undefined,
+  store: StreamStore,
+): Record<string, unknown> {
+  const running = meta.status === "running";
+  const seconds = (ms: number | null): number | null => ms === null ? null : Math.floor(ms / 1000);
+  return {
+    id: meta.id,
+    object: "stream",
+    status: meta.status,
+    events: running ? log?.lastVisible ?? meta.events : meta.events,
+    bytes: running ? log?.bytes ?? meta.bytes : meta.bytes,
+    storage_writes: running ? store.writes : meta.writes,
+    created_at: seconds(meta.created),
+    ended_at: seconds(meta.ended),
+    expires_at: seconds(meta.expires),
+  };
+}
+
+/**
+ * The answer for an unknown, expired or foreign stream id: the same for all three, so ids
+ * cannot be probed.
+ *
+ * @example
+ * ```ts
+ * if (!STREAM_ID.test(id)) return streamNotFound();
+ * ```
+ */
+export function streamNotFound(): Response {
+  return errorResponse({
+    status: 404,
+    message: "No such stream: the id is unknown, or the stream has expired.",
+    type: "invalid_request_error",
+    code: "stream_not_found",
+  });
+}
+
+/** Compares two key hashes in time independent of where they differ. */
+function sameHash(a: string, b: string): boolean {
+  let difference = a.length ^ b.length;
+  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return difference === 0;
+}

@@ -1,0 +1,162 @@
+/**
+ * The Worker side of resumable streams: starting one in its `RelayStream` Durable Object, and
+ * the routes `GET /v1/streams/{id}` (replay and follow, or its status as JSON) and
+ * `POST /v1/streams/{id}/cancel`. The relay's key check runs before these routes; the key
+ * itself never reaches the Durable Object, only a hash of it salted with the stream id.
+ *
+ * @module
+ */
+
+import { Hono } from "hono";
+import { bearerKey, sha256 } from "../auth.ts";
+import { errorResponse } from "../errors.ts";
+import { streamNotFound } from "./relay_stream.ts";
+import {
+  newStreamId,
+  OWNER_HEADER,
+  type RelayStreamNamespace,
+  RESUMABLE_HEADER,
+  type StartPlan,
+  STREAM_ID,
+  toHex,
+} from "./wire.ts";
+
+/** An event id as `Last-Event-ID` or `?after=` carries it. */
+const EVENT_ID = /^(?:0|[1-9]\d{0,14})$/;
+
+/**
+ * Where resumable streams live and how long, as `createRelay` resolved them.
+ *
+ * @example
+ * ```ts
+ * const config: StreamsConfig = { namespace: env.STREAMS, ttlMs: 600_000, maxBytes: 8 << 20, keys: [] };
+ * ```
+ */
+export interface StreamsConfig {
+  namespace: RelayStreamNamespace;
+  ttlMs: number;
+  maxBytes: number;
+  /** The relay's client keys: with none, streams have no owner. */
+  keys: readonly string[];
+}
+
+/**
+ * Whether a request asks for a resumable stream (`x-stopstream-resumable: true`).
+ *
+ * @example
+ * ```ts
+ * wantsResumable(new Headers({ "x-stopstream-resumable": "true" })); // true
+ * ```
+ */
+export function wantsResumable(headers: Headers): boolean {
+  return headers.get(RESUMABLE_HEADER)?.trim().toLowerCase() === "true";
+}
+
+/**
+ * Starts a resumable stream: its Durable Object runs the upstream call and answers as the
+ * relay does (the upstream's error status before the answer begins, else an SSE stream
+ * carrying `x-stopstream-stream-id` and an `id:` on every event).
+ *
+ * @example
+ * ```ts
+ * return await startStream(config, c.req.raw, { call, demo, chat, keepAliveMs });
+ * ```
+ */
+export async function startStream(
+  config: StreamsConfig,
+  caller: Request,
+  parts: Pick<StartPlan, "call" | "demo" | "chat" | "keepAliveMs">,
+): Promise<Response> {
+  const id = newStreamId();
+  const plan: StartPlan = {
+    ...parts,
+    id,
+    owner: await ownerOf(config, id, caller.headers.get("authorization") ?? undefined),
+    ttlMs: config.ttlMs,
+    maxBytes: config.maxBytes,
+  };
+  const request = new Request("https://relay-stream/start", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(plan),
+    // A caller who leaves before the answer begins never learns the id: the object stops the
+    // call then. Once it has begun, the call no longer depends on this request.
+    signal: caller.signal,
+  });
+  return mutable(await stubOf(config, id).fetch(request));
+}
+
+/**
+ * The stream routes, to mount after the relay's key check.
+ *
+ * @example
+ * ```ts
+ * app.route("/", streamRoutes(config));
+ * ```
+ */
+export function streamRoutes(config: StreamsConfig): Hono {
+  const routes = new Hono();
+  routes.get("/v1/streams/:id", async (c) => {
+    const id = c.req.param("id");
+    if (!STREAM_ID.test(id)) return streamNotFound();
+    const owner = await ownerOf(config, id, c.req.header("authorization"));
+    const accept = c.req.header("accept") ?? "";
+    if (accept.includes("application/json") && !accept.includes("text/event-stream")) {
+      return mutable(await callStream(config, id, "/status", "GET", owner));
+    }
+    // The header wins: a browser's EventSource sends it when it reconnects to the same URL.
+    const after = c.req.header("last-event-id") || c.req.query("after") || "0";
+    if (!EVENT_ID.test(after)) {
+      return errorResponse({
+        status: 400,
+        message: `Last-Event-ID (or ?after=) must be an event id, a whole number, got ${
+          JSON.stringify(after.slice(0, 40))
+        }.`,
+        type: "invalid_request_error",
+        code: "invalid_last_event_id",
+      });
+    }
+    return mutable(await callStream(config, id, `/events?after=${after}`, "GET", owner));
+  });
+  routes.post("/v1/streams/:id/cancel", async (c) => {
+    const id = c.req.param("id");
+    if (!STREAM_ID.test(id)) return streamNotFound();
+    const owner = await ownerOf(config, id, c.req.header("authorization"));
+    return mutable(await callStream(config, id, "/cancel", "POST", owner));
+  });
+  return routes;
+}
+
+function stubOf(config: StreamsConfig, id: string): { fetch(r: Request): Promise<Response> } {
+  return config.namespace.get(config.namespace.idFromName(id));
+}
+
+function callStream(
+  config: StreamsConfig,
+  id: string,
+  path: string,
+  method: string,
+  owner: string,
+): Promise<Response> {
+  return stubOf(config, id).fetch(
+    new Request(`https://relay-stream${path}`, { method, headers: { [OWNER_HEADER]: owner } }),
+  );
+}
+
+/**
+ * Who owns a stream: a hash of the caller's key salted with the stream id (`""` when the
+ * relay takes no keys). The key check has already accepted the key.
+ */
+async function ownerOf(
+  config: StreamsConfig,
+  id: string,
+  authorization: string | undefined,
+): Promise<string> {
+  if (config.keys.length === 0) return "";
+  return toHex(await sha256(`${id}:${bearerKey(authorization) ?? ""}`));
+}
+
+/** A Durable Object's response with headers the app's middleware (CORS) may still set. */
+function mutable(response: Response): Response {
+  return new Response(response.body, response);
+}

@@ -1,0 +1,193 @@
+/**
+ * The upstream call of one resumable stream, run inside its Durable Object: `streamChat` →
+ * OpenAI chunks (the relay's own `ChunkEncoder`) → the stream's {@linkcode EventLog}. It runs
+ * whether or not anyone reads, until the answer ends, a cancel stops it, or it outgrows its
+ * byte limit.
+ *
+ * @module
+ */
+
+import type { ChatStream } from "../../chat_stream.ts";
+import { createDemoUpstream } from "../../demo/upstream.ts";
+import { streamChat } from "../../stream_chat.ts";
+import { ChunkEncoder, DONE_EVENT } from "../chunks.ts";
+import { describeFailure, errorBody, type RelayFailure } from "../errors.ts";
+import { createUpstreamFetch, type UpstreamFetch } from "../upstream_fetch.ts";
+import type { EventLog } from "./event_log.ts";
+import type { StreamStatus } from "./stream_store.ts";
+import type { StartPlan } from "./wire.ts";
+
+/**
+ * Why a run was stopped before its end: a cancel request, the byte limit, or a caller who left
+ * before the answer began (and so never learned the stream id).
+ *
+ * @example
+ * ```ts
+ * run.stop("cancelled");
+ * ```
+ */
+export type StopReason = "cancelled" | "too_large" | "caller_left";
+
+/**
+ * The final event of a stream stopped by a cancel request. Not a passing condition: a client
+ * must not send the request again by itself.
+ *
+ * @example
+ * ```ts
+ * await log.close(errorEvent(STOPPED));
+ * ```
+ */
+export const STOPPED: RelayFailure = {
+  status: 499,
+  message: "The answer was stopped by a cancel request, so it is incomplete.",
+  type: "cancelled",
+  code: "stream_cancelled",
+};
+
+/**
+ * The final event of a stream whose Durable Object restarted while the upstream call ran
+ * (a deploy, a runtime restart): the call died with it. Passing: the request may be sent again.
+ *
+ * @example
+ * ```ts
+ * await log.close(errorEvent(INTERRUPTED));
+ * ```
+ */
+export const INTERRUPTED: RelayFailure = {
+  status: 502,
+  message: "The relay restarted while it streamed this answer, so the rest of it was lost; " +
+    "send the request again.",
+  type: "server_error",
+  code: "stream_interrupted",
+};
+
+/**
+ * One SSE error event, as the relay ends a failed stream (no `[DONE]` after it).
+ *
+ * @example
+ * ```ts
+ * errorEvent(STOPPED); // 'data: {"error":{…}}\n\n'
+ * ```
+ */
+export function errorEvent(failure: RelayFailure): string {
+  return `data: ${JSON.stringify(errorBody(failure))}\n\n`;
+}
+
+function tooLarge(maxBytes: number): RelayFailure {
+  return {
+    status: 500,
+    message: `The answer passed this relay's limit of ${maxBytes} bytes for a resumable ` +
+      "stream, so it was stopped there and is incomplete.",
+    type: "relay_limit",
+    code: "stream_too_large",
+  };
+}
+
+/**
+ * A running upstream call that writes into a log.
+ *
+ * @example
+ * ```ts
+ * const run = new StreamRun(plan, log);
+ * const failure = await run.committed; // undefined: answer 200 and stream the log
+ * const status = await run.ended; // "completed" | "failed" | "cancelled"
+ * ```
+ */
+export class StreamRun {
+  /**
+   * Settles once the answer can begin (an upstream answered 200, content came, or
+   * `keepAliveMs` passed) with `undefined`, or with the failure that came first.
+   */
+  readonly committed: Promise<RelayFailure | undefined>;
+  /** How the stream ended once its final event is visible; `undefined`: nothing was stored. */
+  readonly ended: Promise<StreamStatus | undefined>;
+  /** Which upstream answered: 0 the primary, then the fallbacks in order. */
+  upstream = 0;
+  #abort = new AbortController();
+  #fetch: UpstreamFetch;
+  #stopped: StopReason | undefined;
+  #isCommitted = false;
+  #commit!: (failure: RelayFailure | undefined) => void;
+
+  constructor(plan: StartPlan, log: EventLog) {
+    this.committed = new Promise((resolve) => (this.#commit = resolve));
+    const demo = plan.demo && {
+      baseURL: plan.demo.baseURL,
+      handler: createDemoUpstream(
+        plan.demo.wordDelayMs === undefined ? {} : { wordDelayMs: plan.demo.wordDelayMs },
+      ),
+      fault: plan.demo.fault,
+    };
+    this.#fetch = createUpstreamFetch(undefined, demo);
+    const chat = streamChat({ ...plan.call, signal: this.#abort.signal, fetch: this.#fetch.fetch });
+    const { id, model, includeUsage } = plan.chat;
+    this.ended = this.#pump(chat, new ChunkEncoder(id, model, includeUsage), log, plan);
+  }
+
+  /** How many upstream requests were made so far. */
+  get attempts(): number {
+    return this.#fetch.calls;
+  }
+
+  /** Whether the answer has begun (the response to the creating request is, or was, sent). */
+  get isCommitted(): boolean {
+    return this.#isCommitted;
+  }
+
+  /** Stops the upstream call at once; the stream ends with the event that says why. */
+  stop(reason: StopReason): void {
+    this.#stopped ??= reason;
+    this.#abort.abort(new Error(`the stream was stopped (${reason})`));
+  }
+
+  #begin(failure: RelayFailure | undefined): void {
+    if (this.#isCommitted) return;
+    this.#isCommitted = true;
+    this.#commit(failure);
+  }
+
+  async #pump(
+    chat: ChatStream,
+    encoder: ChunkEncoder,
+    log: EventLog,
+    plan: StartPlan,
+  ): Promise<StreamStatus | undefined> {
+    const iterator = chat[Symbol.asyncIterator]();
+    const timer = setTimeout(() => this.#begin(undefined), plan.keepAliveMs);
+    const secrets = [plan.call, ...(plan.call.fallbacks ?? [])].flatMap((u) => u.apiKey ?? []);
+    try {
+      for (;;) {
+        const step = await iterator.next();
+        if (step.done) break;
+        const event = step.value;
+        if (event.type === "fallback") this.upstream = event.index;
+        else if (event.type === "open") this.#begin(undefined);
+        const text = encoder.encode(event);
+        if (text !== "") {
+          this.#begin(undefined);
+          if (!log.append(text)) {
+            this.stop("too_large");
+            void iterator.return?.();
+            await log.close(errorEvent(tooLarge(plan.maxBytes)));
+            return "failed";
+          }
+        }
+        if (!chat.backlogged) log.flushSoon();
+      }
+      this.#begin(undefined);
+      await log.close(DONE_EVENT);
+      return "completed";
+    } catch (error) {
+      const failure = this.#stopped === "cancelled" ? STOPPED : describeFailure(error, secrets);
+      if (!this.#isCommitted) {
+        // Nobody has the stream id yet: the caller gets an HTTP error, and nothing is kept.
+        this.#begin(failure);
+        return undefined;
+      }
+      await log.close(errorEvent(failure));
+      return this.#stopped === "cancelled" ? "cancelled" : "failed";
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

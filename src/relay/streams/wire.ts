@@ -1,0 +1,125 @@
+/**
+ * What the relay's Worker side and its `RelayStream` Durable Object agree on: header names,
+ * the stream id, the plan a stream starts from, and the slice of the Durable Object API the
+ * relay uses (declared here, so nothing imports `cloudflare:workers`).
+ *
+ * @module
+ */
+
+import type { StreamChatOptions } from "../../types.ts";
+
+/**
+ * The request header that asks for a resumable stream (value `true`).
+ *
+ * @example
+ * ```ts
+ * headers.set(RESUMABLE_HEADER, "true");
+ * ```
+ */
+export const RESUMABLE_HEADER = "x-stopstream-resumable";
+
+/**
+ * The response header that carries a resumable stream's id.
+ *
+ * @example
+ * ```ts
+ * const id = response.headers.get(STREAM_ID_HEADER);
+ * ```
+ */
+export const STREAM_ID_HEADER = "x-stopstream-stream-id";
+
+/** The header the Worker passes the caller's key hash to the Durable Object in. */
+export const OWNER_HEADER = "x-stopstream-owner";
+
+/**
+ * A stream id: 32 lowercase hex digits, 128 random bits.
+ *
+ * @example
+ * ```ts
+ * STREAM_ID.test("0123456789abcdef0123456789abcdef"); // true
+ * ```
+ */
+export const STREAM_ID: RegExp = /^[0-9a-f]{32}$/;
+
+/**
+ * A new stream id from `crypto.getRandomValues`: 128 bits, so ids cannot be guessed.
+ *
+ * @example
+ * ```ts
+ * newStreamId(); // "9f1c…" (32 hex digits)
+ * ```
+ */
+export function newStreamId(): string {
+  return toHex(crypto.getRandomValues(new Uint8Array(16)));
+}
+
+/**
+ * Bytes as lowercase hex.
+ *
+ * @example
+ * ```ts
+ * toHex(new Uint8Array([1, 255])); // "01ff"
+ * ```
+ */
+export function toHex(bytes: Uint8Array): string {
+  let hex = "";
+  for (const byte of bytes) hex += byte.toString(16).padStart(2, "0");
+  return hex;
+}
+
+/**
+ * Everything a `RelayStream` needs to run one upstream call: sent by the Worker in the request
+ * that starts the stream, kept in memory only (upstream keys included) and never stored.
+ *
+ * @example
+ * ```ts
+ * const plan: StartPlan = { id, owner: "", call, demo: undefined, chat, keepAliveMs: 15_000, ttlMs: 600_000, maxBytes: 8 << 20 };
+ * ```
+ */
+export interface StartPlan {
+  /** The stream id. */
+  id: string;
+  /** SHA-256 of the creating key (hex), or `""` when the relay takes no keys. */
+  owner: string;
+  /** The `streamChat` options, minus what cannot cross to the Durable Object (signal, fetch). */
+  call: StreamChatOptions;
+  /** The built-in demo upstream, served inside the Durable Object, when it is the upstream. */
+  demo: { baseURL: string; wordDelayMs: number | undefined; fault: string | null } | undefined;
+  /** The chunk envelope: completion id, model, whether to send the usage chunk. */
+  chat: { id: string; model: string; includeUsage: boolean };
+  keepAliveMs: number;
+  /** How long the stream is kept after it ends. */
+  ttlMs: number;
+  /** Largest number of stored bytes. */
+  maxBytes: number;
+}
+
+/**
+ * The Durable Object namespace the relay keeps resumable streams in (the `STREAMS` binding, of
+ * class `RelayStream`). Only the two methods the relay calls are declared, so any real
+ * namespace fits.
+ *
+ * @example
+ * ```ts
+ * createRelay({ streams: env.STREAMS as RelayStreamNamespace });
+ * ```
+ */
+export interface RelayStreamNamespace {
+  /** The id of the object for `name` (the relay names objects by stream id). */
+  idFromName(name: string): unknown;
+  /** A stub for an id: `fetch` sends a request to the object. */
+  get(id: unknown): { fetch(request: Request): Promise<Response> };
+}
+
+/**
+ * Whether `value` looks like a Durable Object namespace binding.
+ *
+ * @example
+ * ```ts
+ * if (isStreamNamespace(env.STREAMS)) options.streams = env.STREAMS;
+ * ```
+ */
+export function isStreamNamespace(value: unknown): value is RelayStreamNamespace {
+  const candidate = value as Partial<RelayStreamNamespace> | null | undefined;
+  return typeof candidate?.idFromName === "function" && typeof candidate.get === "function";
+}
