@@ -18,15 +18,8 @@ import type { StreamChatOptions } from "../../types.ts";
  */
 export const RESUMABLE_HEADER = "x-stopstream-resumable";
 
-/**
- * The response header that carries a resumable stream's id.
- *
- * @example
- * ```ts
- * const id = response.headers.get(STREAM_ID_HEADER);
- * ```
- */
-export const STREAM_ID_HEADER = "x-stopstream-stream-id";
+// The response header with the stream id is the one the client reads (`x-stopstream-stream-id`).
+export { STREAM_ID_HEADER } from "../../resume.ts";
 
 /** The header the Worker passes the caller's key hash to the Durable Object in. */
 export const OWNER_HEADER = "x-stopstream-owner";
