@@ -98,7 +98,12 @@ for (const example of examples) {
           path: "/v1/chat/completions",
           init: {
             method: "POST",
-            headers: { "content-type": "application/json", authorization: `Bearer ${RELAY_KEY}` },
+            headers: {
+              "content-type": "application/json",
+              authorization: `Bearer ${RELAY_KEY}`,
+              // Ignored unless the Worker has resumable streams (then the answer must be one).
+              "x-stopstream-resumable": "true",
+            },
             body: JSON.stringify({
               model: "gpt-4o-mini",
               stream: true,
@@ -111,6 +116,7 @@ for (const example of examples) {
       );
       expect(answer.hung, "the Worker's response never ended").toBe(false);
       expect(answer.status, answer.body).toBe(200);
+      if (/\bRelayStream\b/.test(example.source)) expect(answer.streamId).toMatch(/^[0-9a-f]{32}$/);
       const sent = upstream.traffic(example.id);
       expect(sent.requests, "requests to the upstream").toBeGreaterThan(0);
       if (answer.contentType.startsWith("text/event-stream")) {

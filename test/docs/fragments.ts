@@ -44,6 +44,13 @@ export const FRAGMENTS: readonly Fragment[] = [
       "bundles the same Worker with `wrangler deploy --dry-run`",
   },
   {
+    doc: "docs/relay.md",
+    contains: 'class_name = "RelayStream"',
+    why: "wrangler.toml lines, not a program: this repository's wrangler.toml declares the same " +
+      "binding (test/unit/docs_wrangler.test.ts checks that it does), and the workerd, e2e, " +
+      "docs and deploy tests run the Worker with it",
+  },
+  {
     doc: "docs/protocols.md",
     contains: "type ReasoningDetail =",
     why: "a type signature, not a program (the type-check of the examples uses the real type)",

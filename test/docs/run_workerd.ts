@@ -9,6 +9,7 @@
 
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import type { Readable } from "node:stream";
 import { bundleForWorkerd, ROOT } from "./bundle.ts";
 
 interface MiniflareLike {
@@ -49,10 +50,18 @@ function wranglerSettings(): {
   };
 }
 
+/**
+ * The `STREAMS` Durable Object binding of wrangler.toml (class `RelayStream`, SQLite-backed),
+ * for a Worker that exports the class: resumable streams, in memory.
+ */
+const STREAMS = { STREAMS: { className: "RelayStream", useSQLite: true } };
+
 /** What a Worker example answered to one request. */
 export interface WorkerAnswer {
   status: number;
   contentType: string;
+  /** The `x-stopstream-stream-id` header: the answer is a resumable stream. */
+  streamId: string | null;
   body: string;
   /** The body did not end within the time limit. */
   hung: boolean;
@@ -76,6 +85,7 @@ export async function runWorkerExample(
     compatibilityDate,
     compatibilityFlags,
     bindings,
+    ...(/\bRelayStream\b/.test(source) ? { durableObjects: STREAMS } : {}),
   });
   try {
     const controller = new AbortController();
@@ -93,11 +103,12 @@ export async function runWorkerExample(
       return {
         status: response.status,
         contentType: response.headers.get("content-type") ?? "",
+        streamId: response.headers.get("x-stopstream-stream-id"),
         body,
         hung,
       };
     } catch (error) {
-      if (hung) return { status: 0, contentType: "", body: "", hung };
+      if (hung) return { status: 0, contentType: "", streamId: null, body: "", hung };
       throw error;
     } finally {
       clearTimeout(timer);
@@ -105,6 +116,22 @@ export async function runWorkerExample(
   } finally {
     await mf.dispose();
   }
+}
+
+/**
+ * workerd's log of a caller that closed its connection while the relay wrote to it (a docs
+ * example drops one on purpose to show a resume), stack line included.
+ */
+const CALLER_GONE =
+  /^[^\n]*error: [^\n]*disconnected: ::write\(fd, buffer\.begin\(\), buffer\.size\(\)\): Broken pipe\nstack: [^\n]*\n/gm;
+
+/** workerd's output, passed on as it comes, without the lines above. */
+function quietStdio(stdout: Readable, stderr: Readable): void {
+  stdout.pipe(process.stdout);
+  stderr.setEncoding("utf8").on("data", (text: string) => {
+    const kept = text.replace(CALLER_GONE, "");
+    if (kept !== "") process.stderr.write(kept);
+  });
 }
 
 /** The relay Worker (src/relay/worker.ts), as `npm start` runs it, on a loopback port. */
@@ -117,6 +144,8 @@ export async function startRelay(): Promise<{ url: string; stop(): Promise<void>
     compatibilityDate,
     compatibilityFlags,
     bindings: vars,
+    durableObjects: STREAMS,
+    handleRuntimeStdio: quietStdio,
     host: "127.0.0.1",
     port: 0,
   });

@@ -10,7 +10,12 @@ import { collectExamples } from "./examples.ts";
 
 /** `cloudflare:workers` as `wrangler types` would declare it for the examples' bindings. */
 const WORKERS_MODULE = `declare module "cloudflare:workers" {
-  export const env: { OPENAI_API_KEY: string; ANTHROPIC_API_KEY: string; RELAY_KEY: string };
+  export const env: {
+    OPENAI_API_KEY: string;
+    ANTHROPIC_API_KEY: string;
+    RELAY_KEY: string;
+    STREAMS: import("stopstream/hono").RelayStreamNamespace;
+  };
 }
 `;
 
