@@ -107,7 +107,10 @@ export function withoutComments(raw: string): string {
     .map((block) => `${block}\n\n`).join("");
 }
 
-/** Reads a response until `count` events arrived, then drops the connection (cancels). */
+/**
+ * Reads a response until `count` events arrived, then drops the connection (cancels); returns
+ * the first `count` (a write may have carried more).
+ */
 export async function readThenDrop(response: Response, count: number): Promise<NumberedEvent[]> {
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
@@ -120,7 +123,7 @@ export async function readThenDrop(response: Response, count: number): Promise<N
     const events = eventsOf(complete);
     if (events.length >= count) {
       await reader.cancel();
-      return events;
+      return events.slice(0, count);
     }
   }
 }

@@ -114,9 +114,15 @@ export class EventLog {
     return this.#durable;
   }
 
-  /** Calls `wake` whenever a batch becomes visible or the log ends; returns the unsubscribe. */
+  /**
+   * Calls `wake` whenever a batch becomes visible or the log ends; returns the unsubscribe. A
+   * reader who joins gets what waits for the next write, and the next event, at once: a resume
+   * should not wait out the batching window (it costs two writes per reader at most).
+   */
   subscribe(wake: () => void): () => void {
     this.#listeners.add(wake);
+    this.#flush(false);
+    this.#lastFlush = Number.NEGATIVE_INFINITY; // and the next event too
     return () => this.#listeners.delete(wake);
   }
 

@@ -122,8 +122,8 @@ export class RelayStream {
       bytes: 0,
       writes: 0,
     });
-    await this.#ctx.storage.setAlarm(created + HEARTBEAT_MS);
     const log = this.#log = new EventLog(this.#store, plan.maxBytes, 1);
+    // The upstream request starts here; the heartbeat is set while it is under way.
     const run = this.#run = new StreamRun(plan, log);
     // A caller who leaves before the answer begins never learned the id: nobody could resume
     // or stop the call, so it stops now.
@@ -132,6 +132,7 @@ export class RelayStream {
     });
     this.#recorded = run.ended.then((status) => this.#record(status));
     this.#ctx.waitUntil?.(this.#recorded);
+    await this.#ctx.storage.setAlarm(created + HEARTBEAT_MS);
     const failure = await run.committed;
     const attempts = String(run.attempts);
     if (failure !== undefined) return errorResponse(failure, { "x-stopstream-attempts": attempts });
