@@ -17,6 +17,7 @@ import { evaluateTargets } from "./lib/targets.mjs";
 import { allTables, ms, textTable } from "./lib/tables.mjs";
 import { renderMarkdown } from "./lib/report.mjs";
 import { relayBench } from "./lib/relay_bench.mjs";
+import { resumeBench } from "./lib/resume_bench.mjs";
 
 const RESULTS = new URL("./results/latest.json", import.meta.url);
 const QUICK_RESULTS = new URL("./results/quick.json", import.meta.url);
@@ -164,6 +165,7 @@ async function main() {
     interrupt: {},
     ttfd: {},
     relay: { status: "not run" },
+    resume: { status: "not run" },
     sectionSeconds: {},
   };
   try {
@@ -181,6 +183,9 @@ async function main() {
     if (!only || only.test("ttfd")) results.ttfd = await timed("ttfd", () => ttfd(plan, server));
     if (!only || only.test("relay")) {
       results.relay = await timed("relay", () => relayBench(plan.relay, server, log));
+    }
+    if (!only || only.test("resume")) {
+      results.resume = await timed("resume", () => resumeBench(plan.resume, server, log));
     }
   } finally {
     server.stop();

@@ -61,6 +61,7 @@ export function makePlan(quick) {
         ? { streams: 60, waves: 1, control: false }
         : { streams: 300, waves: 3, control: true },
     },
+    resume: { trials: quick ? 20 : 100, n: quick ? 20_000 : 100_000, runs: quick ? 1 : 3 },
   };
 }
 

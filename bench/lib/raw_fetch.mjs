@@ -23,7 +23,7 @@ export async function post(ctx) {
   for (let attempt = 0;; attempt++) {
     const res = await ctx.fetch(ctx.url, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "text/event-stream" },
+      headers: { "content-type": "application/json", accept: "text/event-stream", ...ctx.headers },
       body,
       signal: ctx.signal,
     });

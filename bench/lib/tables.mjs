@@ -2,6 +2,7 @@
 
 import { ALL, INTERRUPT, PHASES, TTFD } from "./plan.mjs";
 import { relayTables } from "./relay_report.mjs";
+import { resumeTables } from "./resume_bench.mjs";
 
 /** Milliseconds, with fewer decimals as they grow. */
 export function ms(v) {
@@ -166,6 +167,7 @@ export function allTables(results) {
     ...interruptTables(results),
     ttfdTable(results),
     ...relayTables(results),
+    ...resumeTables(results),
   ].filter(Boolean);
 }
 

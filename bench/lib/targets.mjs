@@ -2,6 +2,7 @@
 // the limit, and whether it was met; a target that could not be measured says why.
 
 import { relayTargets } from "./relay_report.mjs";
+import { resumeTargets } from "./resume_bench.mjs";
 
 const STOPSTREAM = ["stopstream-result", "stopstream-iterate"];
 
@@ -139,5 +140,6 @@ export function evaluateTargets(results) {
   interruptTargets(list, results.interrupt);
   ttfdTargets(list, results.ttfd);
   relayTargets(list, results.relay);
+  resumeTargets(list, results.resume, check);
   return list;
 }
