@@ -25,10 +25,11 @@ function workerdServing(url) {
 /**
  * Starts the host process; resolves with `{ relay, control, stop }`, each Worker as
  * `{ url, pid, inspectorPort }` (`pid`: its workerd process; the relay's also `scriptPath`, its
- * bundle).
+ * bundle). `vars` are more bindings of the relay (`MAX_STREAM_BYTES`, say).
  */
-export function startRelayHost(upstream) {
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), upstream], {
+export function startRelayHost(upstream, vars = {}) {
+  const args = [fileURLToPath(import.meta.url), upstream, JSON.stringify(vars)];
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     stdio: ["pipe", "pipe", "pipe"],
   });
@@ -58,12 +59,12 @@ export function startRelayHost(upstream) {
   });
 }
 
-async function host(upstream) {
+async function host(upstream, relayVars) {
   const vars = { UPSTREAM_BASE_URL: upstream };
   const [relayInspector, controlInspector] = [await freePort(), await freePort()];
   const relay = await startRelay({
     port: 0,
-    vars,
+    vars: { ...vars, ...relayVars },
     envFile: `${ROOT}test/e2e/empty.env`,
     inspectorPort: relayInspector,
   });
@@ -91,5 +92,5 @@ async function host(upstream) {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await host(process.argv[2]);
+  await host(process.argv[2], JSON.parse(process.argv[3] ?? "{}"));
 }

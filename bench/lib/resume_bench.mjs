@@ -21,7 +21,8 @@ async function task(name, extra, common) {
 export async function resumeBench(plan, server, log) {
   let host;
   try {
-    host = await startRelayHost(`${server.url}/m/v1`);
+    // Room for the 100k-delta stream (about 22 MB of chunks) under the resumable header.
+    host = await startRelayHost(`${server.url}/m/v1`, { MAX_STREAM_BYTES: String(64 << 20) });
   } catch (error) {
     return { status: "failed", error: String(error.message ?? error) };
   }

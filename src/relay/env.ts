@@ -47,6 +47,8 @@ export interface RelayEnv {
   STREAMS?: unknown;
   /** How long a resumable stream is kept after it ends, in ms (default 600 000). */
   RESUME_TTL_MS?: string;
+  /** The most bytes a resumable stream stores (default 8 MiB). */
+  MAX_STREAM_BYTES?: string;
   /** Secrets named by `FALLBACKS` entries. */
   [binding: string]: unknown;
 }
@@ -64,7 +66,7 @@ const DEMO_TUNING: Pick<RelayOptions, "timeouts" | "retry"> = {
  * Build {@linkcode RelayOptions} from Worker bindings.
  *
  * @throws {TypeError} naming the binding and what is wrong with it (never its value): a
- * `KEEPALIVE_MS` or `RESUME_TTL_MS` that is not a positive integer, a base URL
+ * `KEEPALIVE_MS`, `RESUME_TTL_MS` or `MAX_STREAM_BYTES` that is not a positive integer, a base URL
  * that is not an absolute http(s) URL, an unknown protocol, `FALLBACKS` that is not a JSON array
  * of objects, an entry that carries a key instead of naming its secret, a named secret missing.
  * @example
@@ -76,11 +78,13 @@ const DEMO_TUNING: Pick<RelayOptions, "timeouts" | "retry"> = {
 export function relayOptionsFromEnv(env: RelayEnv): RelayOptions {
   const keys = text(env.RELAY_KEYS)?.split(",").map((k) => k.trim()).filter((k) => k !== "") ?? [];
   const common: RelayOptions = { keys };
-  const keepAlive = milliseconds(env, "KEEPALIVE_MS");
+  const keepAlive = positiveInteger(env, "KEEPALIVE_MS", "milliseconds");
   if (keepAlive !== undefined) common.keepAliveMs = keepAlive;
   if (isStreamNamespace(env.STREAMS)) common.streams = env.STREAMS;
-  const ttl = milliseconds(env, "RESUME_TTL_MS");
+  const ttl = positiveInteger(env, "RESUME_TTL_MS", "milliseconds");
   if (ttl !== undefined) common.resumeTtlMs = ttl;
+  const maxBytes = positiveInteger(env, "MAX_STREAM_BYTES", "bytes");
+  if (maxBytes !== undefined) common.maxStreamBytes = maxBytes;
   const baseURL = text(env.UPSTREAM_BASE_URL);
   if (baseURL === undefined) {
     if (text(env.FALLBACKS) !== undefined) {
@@ -154,14 +158,14 @@ function urlOf(value: unknown, name: string): string {
   return value;
 }
 
-function milliseconds(env: RelayEnv, name: string): number | undefined {
+function positiveInteger(env: RelayEnv, name: string, unit: string): number | undefined {
   const value = text(env[name]);
   if (value === undefined) return undefined;
-  const ms = Number(value);
-  if (!(Number.isInteger(ms) && ms > 0)) {
-    throw new TypeError(`${name} must be a positive integer (milliseconds)`);
+  const number = Number(value);
+  if (!(Number.isInteger(number) && number > 0)) {
+    throw new TypeError(`${name} must be a positive integer (${unit})`);
   }
-  return ms;
+  return number;
 }
 
 function protocolOf(value: unknown, name: string): ProtocolName {

@@ -1,8 +1,11 @@
 // Resumable streams in workerd: stop, limits, auth, and what a restart of the Durable Object
 // leaves for a resume.
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import type { Hono } from "hono";
 import { describe, expect, it } from "vitest";
+import { createRelay } from "../../src/relay/app.ts";
+import { relayOptionsFromEnv } from "../../src/relay/env.ts";
 import { StreamStore } from "../../src/relay/streams/stream_store.ts";
 import {
   cancel,
@@ -274,6 +277,30 @@ describe("a restart of the object in the middle of a stream", () => {
     const alarm = await runInDurableObject(streamStub(id), (_, state) => state.storage.getAlarm());
     expect(Math.floor((alarm as number) / 1000)).toBe(
       (status as { expires_at: number }).expires_at,
+    );
+  });
+});
+
+describe("configuration", () => {
+  it("relayOptionsFromEnv reads STREAMS, RESUME_TTL_MS and MAX_STREAM_BYTES, and refuses bad values", () => {
+    const options = relayOptionsFromEnv({
+      STREAMS: env.STREAMS,
+      RESUME_TTL_MS: "60000",
+      MAX_STREAM_BYTES: "1048576",
+    });
+    expect(options.streams).toBe(env.STREAMS);
+    expect(options.resumeTtlMs).toBe(60_000);
+    expect(options.maxStreamBytes).toBe(1_048_576);
+    expect(relayOptionsFromEnv({ STREAMS: "not a namespace" }).streams).toBeUndefined();
+    expect(() => relayOptionsFromEnv({ RESUME_TTL_MS: "10m" })).toThrow(/RESUME_TTL_MS/);
+    expect(() => relayOptionsFromEnv({ MAX_STREAM_BYTES: "-1" })).toThrow(/MAX_STREAM_BYTES/);
+  });
+
+  it("createRelay refuses streams that are not a namespace, and non-positive limits", () => {
+    expect(() => createRelay({ streams: {} as never })).toThrow(TypeError);
+    expect(() => createRelay({ streams: env.STREAMS, resumeTtlMs: 0 })).toThrow(/resumeTtlMs/);
+    expect(() => createRelay({ streams: env.STREAMS, maxStreamBytes: -5 })).toThrow(
+      /maxStreamBytes/,
     );
   });
 });

@@ -7,7 +7,8 @@
  * (the time to first token does not change), later ones are gathered for up to `FLUSH_MS`, or
  * until `MAX_BATCH` bytes. A batch becomes visible to readers only once its write is durable,
  * so a reader who resumes never misses an event another reader was sent, even when the
- * Durable Object restarts in between: whatever any reader saw is in storage.
+ * Durable Object restarts in between: whatever any reader saw is in storage. Readers read the
+ * stored rows, so memory holds one batch per stream, not the stream.
  *
  * @module
  */
@@ -31,8 +32,8 @@ const noop = (): void => {};
  * ```
  */
 export class EventLog {
-  /** Batches readers may read: stored, durable, in order. */
-  readonly batches: Batch[] = [];
+  /** The id of the last event readers may read: stored and durable (0 before the first). */
+  lastVisible = 0;
   /** Set once the batch holding the final event is visible. */
   ended = false;
   /** Stored bytes (UTF-8), numbered events included. */
@@ -49,6 +50,7 @@ export class EventLog {
   /** Writes become visible in order, each after the ones before it are durable. */
   #durable: Promise<void> = Promise.resolve();
   #listeners = new Set<() => void>();
+  #forgotten = false;
 
   constructor(store: StreamStore, maxBytes: number, next: number) {
     this.#store = store;
@@ -58,24 +60,12 @@ export class EventLog {
 
   /** The log of a stream stored earlier (by this object before a restart, or a finished one). */
   static restore(store: StreamStore, maxBytes: number, ended: boolean): EventLog {
-    const batches = store.batches();
-    const log = new EventLog(store, maxBytes, (batches.at(-1)?.last ?? 0) + 1);
-    for (const batch of batches) {
-      log.batches.push(batch);
-      log.bytes += utf8Length(batch.text);
-    }
+    const { last, bytes } = store.extent();
+    const log = new EventLog(store, maxBytes, last + 1);
+    log.lastVisible = last;
+    log.bytes = bytes;
     log.ended = ended;
     return log;
-  }
-
-  /** The id of the last event readers can see (0 before the first). */
-  get lastVisible(): number {
-    return this.batches.at(-1)?.last ?? 0;
-  }
-
-  /** The id the next event gets, less one: the last event numbered so far. */
-  get lastNumbered(): number {
-    return this.#next - 1;
   }
 
   /**
@@ -126,25 +116,28 @@ export class EventLog {
     return () => this.#listeners.delete(wake);
   }
 
-  /** Index of the first visible batch holding an event after `after` (`batches.length`: none). */
-  indexAfter(after: number): number {
-    let low = 0;
-    let high = this.batches.length;
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      if ((this.batches[mid] as Batch).last <= after) low = mid + 1;
-      else high = mid;
+  /**
+   * The visible events after `after`, a few batches' worth (`""` when there are none yet), and
+   * the id of the last one.
+   */
+  read(after: number): { text: string; last: number } {
+    if (this.#forgotten) return { text: "", last: after };
+    let text = "";
+    let last = after;
+    for (const batch of this.#store.batchesAfter(after, this.lastVisible)) {
+      // Every event starts with its `id:` line, and JSON data holds no raw newline.
+      const at = batch.first > after ? 0 : batch.text.indexOf(`\n\nid: ${after + 1}\n`) + 2;
+      text += batch.text.slice(at);
+      last = batch.last;
     }
-    return low;
+    return { text, last };
   }
 
-  /** The events after `after` of the batch at `index` (which must hold some). */
-  textAfter(index: number, after: number): string {
-    const batch = this.batches[index] as Batch;
-    if (batch.first > after) return batch.text;
-    // Every event starts with its `id:` line, and JSON data holds no raw newline.
-    const at = batch.text.indexOf(`\n\nid: ${after + 1}\n`);
-    return at < 0 ? "" : batch.text.slice(at + 2);
+  /** The stream was deleted: readers still attached end where they are. */
+  forget(): void {
+    this.#forgotten = true;
+    this.ended = true;
+    for (const wake of [...this.#listeners]) wake();
   }
 
   #number(text: string): { text: string; count: number } {
@@ -183,7 +176,7 @@ export class EventLog {
   }
 
   #publish(batch: Batch, final: boolean): void {
-    this.batches.push(batch);
+    this.lastVisible = batch.last;
     if (final) this.ended = true;
     for (const wake of [...this.#listeners]) wake();
   }

@@ -1,12 +1,12 @@
 /**
  * One reader of a resumable stream: the stored events after its position, then the live ones
- * as they become visible, then the end. Every reader reads the same log, so all of them get
- * the same events in the same order, whenever they joined.
+ * as they become visible, then the end. Every reader reads the same stored log, so all of them
+ * get the same events in the same order, whenever they joined.
  *
  * @module
  */
 
-import { KEEP_ALIVE, MAX_WRITE } from "../sse_response.ts";
+import { KEEP_ALIVE } from "../sse_response.ts";
 import type { EventLog } from "./event_log.ts";
 
 const encoder = new TextEncoder();
@@ -29,9 +29,7 @@ export function readEvents(
   after: number,
   keepAliveMs: number,
 ): ReadableStream<Uint8Array> {
-  let index = log.indexAfter(after);
-  let head = index < log.batches.length ? log.textAfter(index, after) : "";
-  if (head !== "") index++;
+  let position = after;
   let wake: (() => void) | undefined;
   let closed = false;
   let lastWrite = 0;
@@ -52,7 +50,7 @@ export function readEvents(
   return new ReadableStream<Uint8Array>({
     start(controller) {
       // Nothing to replay yet: a comment gets the headers through proxies at once.
-      if (head === "" && index === log.batches.length && !log.ended) {
+      if (position === log.lastVisible && !log.ended) {
         lastWrite = Date.now();
         controller.enqueue(KEEP_ALIVE_BYTES);
       }
@@ -64,13 +62,10 @@ export function readEvents(
     },
     async pull(controller) {
       for (;;) {
-        // Whole batches, as many as fit one write: a reader that fell behind catches up fast.
-        let text = head;
-        head = "";
-        while (index < log.batches.length && text.length < MAX_WRITE) {
-          text += (log.batches[index++] as { text: string }).text;
-        }
+        // A few stored batches per write: a reader that fell behind catches up fast.
+        const { text, last } = log.read(position);
         if (text !== "") {
+          position = last;
           lastWrite = Date.now();
           controller.enqueue(encoder.encode(text));
           return;

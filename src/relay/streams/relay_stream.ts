@@ -219,6 +219,7 @@ export class RelayStream {
   }
 
   async #expire(): Promise<void> {
+    this.#log?.forget();
     this.#log = undefined;
     this.#recorded = undefined;
     await this.#store.delete();

@@ -162,10 +162,26 @@ export class StreamStore {
     this.#exec("INSERT INTO batches VALUES (?, ?, ?)", batch.last, batch.first, batch.text);
   }
 
-  /** Every stored batch, in order. */
-  batches(): Batch[] {
-    return this.storage.sql.exec("SELECT first, last, text FROM batches ORDER BY last").toArray()
-      .map((row) => ({ first: Number(row.first), last: Number(row.last), text: String(row.text) }));
+  /** The batches holding events after `after`, up to event `upTo`, a few at a time, in order. */
+  batchesAfter(after: number, upTo: number): Batch[] {
+    return this.storage.sql.exec(
+      "SELECT first, last, text FROM batches WHERE last > ? AND last <= ? ORDER BY last LIMIT 8",
+      after,
+      upTo,
+    ).toArray().map((row) => ({
+      first: Number(row.first),
+      last: Number(row.last),
+      text: String(row.text),
+    }));
+  }
+
+  /** The last stored event id and the stored bytes (UTF-8). */
+  extent(): { last: number; bytes: number } {
+    const row = this.storage.sql.exec(
+      "SELECT coalesce(max(last), 0) AS last, " +
+        "coalesce(sum(length(CAST(text AS BLOB))), 0) AS bytes FROM batches",
+    ).toArray()[0];
+    return { last: Number(row?.last ?? 0), bytes: Number(row?.bytes ?? 0) };
   }
 
   /** Records how the stream ended; `meta.writes` is set to the rows written, this one included. */
