@@ -212,11 +212,12 @@ describe("auth", () => {
     const response = await startResumable(app);
     const id = response.headers.get("x-stopstream-stream-id")!;
     await response.text();
-    const stored = await runInDurableObject(streamStub(id), (_, state) =>
-      JSON.stringify([
-        state.storage.sql.exec("SELECT * FROM stream").toArray(),
-        state.storage.sql.exec("SELECT * FROM batches").toArray(),
-      ]));
+    const stored = await runInDurableObject(streamStub(id), (_, state) => {
+      const decoder = new TextDecoder();
+      const batches = state.storage.sql.exec("SELECT * FROM batches").toArray()
+        .map((row: Record<string, unknown>) => decoder.decode(row.data as ArrayBuffer));
+      return JSON.stringify([state.storage.sql.exec("SELECT * FROM stream").toArray(), batches]);
+    });
     expect(stored).toContain("chat.completion.chunk");
     expect(stored).not.toContain(secret);
   });
@@ -247,7 +248,7 @@ describe("a restart of the object in the middle of a stream", () => {
       for (const batch of batches) {
         const first = next;
         const text = batch.map((data) => `id: ${next++}\ndata: ${data}\n\n`).join("");
-        store.append({ first, last: next - 1, text });
+        store.append({ first, last: next - 1, data: new TextEncoder().encode(text) });
       }
       await state.storage.setAlarm(now + 30_000);
     });

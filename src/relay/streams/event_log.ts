@@ -13,13 +13,13 @@
  * @module
  */
 
-import type { Batch, StreamStore } from "./stream_store.ts";
+import type { StreamStore } from "./stream_store.ts";
 
 /** How long events wait for company before they are written (and sent) together. */
 const FLUSH_MS = 50;
 /** Flush at once when this many bytes wait (a fast upstream): rows stay far below 2 MB. */
 const MAX_BATCH = 64 * 1024;
-const noop = (): void => {};
+const encoder = new TextEncoder();
 
 /**
  * The numbered, stored events of one stream.
@@ -42,13 +42,20 @@ export class EventLog {
   #maxBytes: number;
   /** The next event id. */
   #next: number;
-  #pending = "";
-  #pendingFirst = 0;
+  /**
+   * The next batch, encoded as events come (UTF-8 is what is stored and sent; no large string
+   * is ever built or converted), and its first event id.
+   */
+  #pending = new Uint8Array(2 * MAX_BATCH);
   #pendingBytes = 0;
+  #pendingFirst = 0;
   #lastFlush = Number.NEGATIVE_INFINITY;
   #timer: ReturnType<typeof setTimeout> | undefined;
-  /** Writes become visible in order, each after the ones before it are durable. */
+  /** Settles once everything written so far is visible. */
   #durable: Promise<void> = Promise.resolve();
+  /** The sync under way, and the last batch written since it began. */
+  #syncing: Promise<void> | undefined;
+  #unsynced: { last: number; final: boolean } | undefined;
   #listeners = new Set<() => void>();
   #forgotten = false;
 
@@ -73,10 +80,9 @@ export class EventLog {
    * Returns `false`, and keeps nothing, when they would take the stream past its byte limit.
    */
   append(text: string): boolean {
-    const numbered = this.#number(text);
-    const size = utf8Length(numbered.text);
+    const { count, size } = this.#encode(text);
     if (this.bytes + this.#pendingBytes + size > this.#maxBytes) return false;
-    this.#queue(numbered, size);
+    this.#queue(count, size);
     if (this.#pendingBytes >= MAX_BATCH) this.#flush(false);
     return true;
   }
@@ -87,7 +93,7 @@ export class EventLog {
    * network chunk's events go out together.
    */
   flushSoon(): void {
-    if (this.#pending === "" || this.#timer !== undefined) return;
+    if (this.#pendingBytes === 0 || this.#timer !== undefined) return;
     const wait = this.#lastFlush + FLUSH_MS - Date.now();
     if (wait <= 0) this.#flush(false);
     else this.#timer = setTimeout(() => this.#flush(false), wait);
@@ -98,8 +104,8 @@ export class EventLog {
    * everything at once and resolves when readers can see it.
    */
   close(text: string): Promise<void> {
-    const numbered = this.#number(text);
-    this.#queue(numbered, utf8Length(numbered.text));
+    const { count, size } = this.#encode(text);
+    this.#queue(count, size);
     this.#flush(true);
     return this.#durable;
   }
@@ -117,20 +123,27 @@ export class EventLog {
   }
 
   /**
-   * The visible events after `after`, a few batches' worth (`""` when there are none yet), and
-   * the id of the last one.
+   * The visible events after `after` as UTF-8, a few batches' worth (`undefined` when there
+   * are none yet), and the id of the last one.
    */
-  read(after: number): { text: string; last: number } {
-    if (this.#forgotten) return { text: "", last: after };
-    let text = "";
-    let last = after;
-    for (const batch of this.#store.batchesAfter(after, this.lastVisible)) {
-      // Every event starts with its `id:` line, and JSON data holds no raw newline.
-      const at = batch.first > after ? 0 : batch.text.indexOf(`\n\nid: ${after + 1}\n`) + 2;
-      text += batch.text.slice(at);
-      last = batch.last;
+  read(after: number): { bytes: Uint8Array | undefined; last: number } {
+    if (this.#forgotten) return { bytes: undefined, last: after };
+    const batches = this.#store.batchesAfter(after, this.lastVisible);
+    if (batches.length === 0) return { bytes: undefined, last: after };
+    const parts = batches.map((batch) =>
+      batch.first > after ? batch.data : batch.data.subarray(eventStart(batch.data, after + 1))
+    );
+    let size = 0;
+    for (const part of parts) size += part.byteLength;
+    const bytes = parts.length === 1 ? parts[0] as Uint8Array : new Uint8Array(size);
+    if (parts.length > 1) {
+      let at = 0;
+      for (const part of parts) {
+        bytes.set(part, at);
+        at += part.byteLength;
+      }
     }
-    return { text, last };
+    return { bytes, last: (batches.at(-1) as { last: number }).last };
   }
 
   /** The stream was deleted: readers still attached end where they are. */
@@ -140,68 +153,83 @@ export class EventLog {
     for (const wake of [...this.#listeners]) wake();
   }
 
-  #number(text: string): { text: string; count: number } {
-    let out = "";
-    let id = this.#next;
-    for (let start = 0; start < text.length;) {
-      const end = text.indexOf("\n\n", start) + 2;
-      out += `id: ${id++}\n${text.slice(start, end)}`;
-      start = end;
+  /**
+   * Encodes the events of `text`, each after its `id:` line, behind the pending bytes without
+   * taking them into the batch yet ({@linkcode EventLog.#queue} does): returns how many events
+   * and bytes. The id line and the event are encoded apart, so no joined string is built.
+   */
+  #encode(text: string): { count: number; size: number } {
+    // Room for the worst case: 3 bytes per UTF-16 unit, and an id line (≤ 22 bytes) for each
+    // event of at least 10 characters (`data: {}\n\n`).
+    const needed = this.#pendingBytes + text.length * 6 + 32;
+    if (needed > this.#pending.length) {
+      const bigger = new Uint8Array(Math.max(needed, 2 * this.#pending.length));
+      bigger.set(this.#pending.subarray(0, this.#pendingBytes));
+      this.#pending = bigger;
     }
-    return { text: out, count: id - this.#next };
+    let at = this.#pendingBytes;
+    let id = this.#next;
+    // Usually one event (a delta); the finish chunk may bring annotations and usage along.
+    for (let start = 0; start < text.length; id++) {
+      const stop = text.indexOf("\n\n", start) + 2;
+      at += encoder.encodeInto(`id: ${id}\n`, this.#pending.subarray(at)).written;
+      const event = start === 0 && stop === text.length ? text : text.slice(start, stop);
+      at += encoder.encodeInto(event, this.#pending.subarray(at)).written;
+      start = stop;
+    }
+    return { count: id - this.#next, size: at - this.#pendingBytes };
   }
 
-  #queue(numbered: { text: string; count: number }, size: number): void {
-    if (this.#pending === "") this.#pendingFirst = this.#next;
-    this.#pending += numbered.text;
+  #queue(count: number, size: number): void {
+    if (this.#pendingBytes === 0) this.#pendingFirst = this.#next;
     this.#pendingBytes += size;
-    this.#next += numbered.count;
+    this.#next += count;
   }
 
   #flush(final: boolean): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#pending === "") return;
-    const batch: Batch = { first: this.#pendingFirst, last: this.#next - 1, text: this.#pending };
-    this.#store.append(batch);
-    this.bytes += this.#pendingBytes;
-    this.#pending = "";
+    if (this.#pendingBytes === 0) return;
+    const last = this.#next - 1;
+    const data = this.#pending.slice(0, this.#pendingBytes);
+    this.#store.append({ first: this.#pendingFirst, last, data });
+    this.bytes += data.byteLength;
     this.#pendingBytes = 0;
     this.#lastFlush = Date.now();
-    const storage = this.#store.storage;
-    this.#durable = this.#durable
-      .then(() => storage.sync?.())
-      .then(() => this.#publish(batch, final));
-    this.#durable.catch(noop);
+    this.#unsynced = { last, final };
+    this.#durable = this.#syncing ??= this.#sync();
   }
 
-  #publish(batch: Batch, final: boolean): void {
-    this.lastVisible = batch.last;
-    if (final) this.ended = true;
-    for (const wake of [...this.#listeners]) wake();
-  }
-}
-
-/** Bytes of `text` in UTF-8, without encoding it. */
-export function utf8Length(text: string): number {
-  let bytes = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x80) continue;
-    if (code < 0x800) {
-      bytes += 1;
-    } else if (code <= 0xdbff && code >= 0xd800 && isLowSurrogate(text.charCodeAt(i + 1))) {
-      // A surrogate pair: 2 UTF-16 units, 4 bytes.
-      bytes += 2;
-      i++;
-    } else {
-      // 3 bytes (a lone surrogate too: it is sent as U+FFFD).
-      bytes += 2;
+  /**
+   * Makes written batches visible once they are durable. One `sync()` covers every write made
+   * before it: writes that come while one runs wait for the next (group commit), so a slow
+   * disk delays readers by one sync, not one per batch.
+   */
+  async #sync(): Promise<void> {
+    try {
+      while (this.#unsynced !== undefined) {
+        const { last, final } = this.#unsynced;
+        this.#unsynced = undefined;
+        await this.#store.storage.sync?.();
+        this.lastVisible = last;
+        if (final) this.ended = true;
+        for (const wake of [...this.#listeners]) wake();
+      }
+    } finally {
+      this.#syncing = undefined;
     }
   }
-  return bytes;
 }
 
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
+/** The offset of event `id` in a batch: every event starts with its `id:` line. */
+function eventStart(data: Uint8Array, id: number): number {
+  const needle = encoder.encode(`\n\nid: ${id}\n`);
+  // JSON data holds no raw newline, so the needle occurs only where an event starts.
+  outer: for (let i = 0; i + needle.length <= data.length; i++) {
+    for (let j = 0; j < needle.length; j++) {
+      if (data[i + j] !== needle[j]) continue outer;
+    }
+    return i + 2;
+  }
+  return data.length;
 }

@@ -9,8 +9,7 @@
 import { KEEP_ALIVE } from "../sse_response.ts";
 import type { EventLog } from "./event_log.ts";
 
-const encoder = new TextEncoder();
-const KEEP_ALIVE_BYTES = encoder.encode(KEEP_ALIVE);
+const KEEP_ALIVE_BYTES = new TextEncoder().encode(KEEP_ALIVE);
 
 /**
  * The SSE body of a reader that has seen every event up to `after` (0: none).
@@ -63,11 +62,11 @@ export function readEvents(
     async pull(controller) {
       for (;;) {
         // A few stored batches per write: a reader that fell behind catches up fast.
-        const { text, last } = log.read(position);
-        if (text !== "") {
+        const { bytes, last } = log.read(position);
+        if (bytes !== undefined) {
           position = last;
           lastWrite = Date.now();
-          controller.enqueue(encoder.encode(text));
+          controller.enqueue(bytes);
           return;
         }
         if (log.ended) {

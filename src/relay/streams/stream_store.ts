@@ -72,17 +72,18 @@ export interface StreamMeta {
 }
 
 /**
- * One write of events: the SSE text of events `first`…`last` (each with its `id:` line).
+ * One write of events: the SSE text of events `first`…`last` (each with its `id:` line), as
+ * UTF-8 (what readers are sent, so nothing is converted on the way out).
  *
  * @example
  * ```ts
- * const batch: Batch = { first: 1, last: 1, text: "id: 1\ndata: {…}\n\n" };
+ * const batch: Batch = { first: 1, last: 1, data: new TextEncoder().encode("id: 1\ndata: {…}\n\n") };
  * ```
  */
 export interface Batch {
   first: number;
   last: number;
-  text: string;
+  data: Uint8Array;
 }
 
 /**
@@ -113,7 +114,7 @@ export class StreamStore {
     );
     this.#exec(
       "CREATE TABLE IF NOT EXISTS batches (last INTEGER PRIMARY KEY, first INTEGER NOT NULL, " +
-        "text TEXT NOT NULL)",
+        "data BLOB NOT NULL)",
     );
     // The tables are bookkeeping, not stream data: only rows of the two tables count.
     this.writes = 0;
@@ -159,19 +160,19 @@ export class StreamStore {
 
   /** Stores one batch of events. */
   append(batch: Batch): void {
-    this.#exec("INSERT INTO batches VALUES (?, ?, ?)", batch.last, batch.first, batch.text);
+    this.#exec("INSERT INTO batches VALUES (?, ?, ?)", batch.last, batch.first, batch.data);
   }
 
   /** The batches holding events after `after`, up to event `upTo`, a few at a time, in order. */
   batchesAfter(after: number, upTo: number): Batch[] {
     return this.storage.sql.exec(
-      "SELECT first, last, text FROM batches WHERE last > ? AND last <= ? ORDER BY last LIMIT 8",
+      "SELECT first, last, data FROM batches WHERE last > ? AND last <= ? ORDER BY last LIMIT 8",
       after,
       upTo,
     ).toArray().map((row) => ({
       first: Number(row.first),
       last: Number(row.last),
-      text: String(row.text),
+      data: new Uint8Array(row.data as ArrayBuffer),
     }));
   }
 
@@ -179,7 +180,7 @@ export class StreamStore {
   extent(): { last: number; bytes: number } {
     const row = this.storage.sql.exec(
       "SELECT coalesce(max(last), 0) AS last, " +
-        "coalesce(sum(length(CAST(text AS BLOB))), 0) AS bytes FROM batches",
+        "coalesce(sum(length(data)), 0) AS bytes FROM batches",
     ).toArray()[0];
     return { last: Number(row?.last ?? 0), bytes: Number(row?.bytes ?? 0) };
   }
