@@ -11,6 +11,7 @@ import type { ChatStream } from "../../chat_stream.ts";
 import { createDemoUpstream } from "../../demo/upstream.ts";
 import { streamChat } from "../../stream_chat.ts";
 import { ChunkEncoder, DONE_EVENT } from "../chunks.ts";
+import { commitTiming } from "../commit.ts";
 import { describeFailure, errorBody, type RelayFailure } from "../errors.ts";
 import { createUpstreamFetch, type UpstreamFetch } from "../upstream_fetch.ts";
 import type { EventLog } from "./event_log.ts";
@@ -95,8 +96,8 @@ function tooLarge(maxBytes: number): RelayFailure {
  */
 export class StreamRun {
   /**
-   * Settles once the answer can begin (an upstream answered 200, content came, or
-   * `keepAliveMs` passed) with `undefined`, or with the failure that came first.
+   * Settles once the answer can begin (an upstream answered 200, content came, or the commit
+   * time passed) with `undefined`, or with the failure that came first.
    */
   readonly committed: Promise<RelayFailure | undefined>;
   /** How the stream ended once its final event is visible; `undefined`: nothing was stored. */
@@ -153,7 +154,9 @@ export class StreamRun {
     plan: StartPlan,
   ): Promise<StreamStatus | undefined> {
     const iterator = chat[Symbol.asyncIterator]();
-    const timer = setTimeout(() => this.#begin(undefined), plan.keepAliveMs);
+    // The same commit time as the relay's other answers (at most 1 s), for the same reason:
+    // an answer that has begun lets the caller go, and learn the stream id.
+    const timer = setTimeout(() => this.#begin(undefined), commitTiming(plan.keepAliveMs).commitMs);
     const secrets = [plan.call, ...(plan.call.fallbacks ?? [])].flatMap((u) => u.apiKey ?? []);
     try {
       for (;;) {
