@@ -50,6 +50,8 @@ for (const name of expected) {
   if (!(name in core)) throw new Error("stopstream does not export " + name);
 }
 if (typeof relay.createRelay !== "function") throw new Error("stopstream/hono lacks createRelay");
+// The Durable Object class of resumable streams loads outside workerd too.
+if (typeof relay.RelayStream !== "function") throw new Error("stopstream/hono lacks RelayStream");
 
 // Both entry points working together, no network: the relay's built-in demo model, called
 // in-process through an injected fetch.
