@@ -13,6 +13,20 @@ import { context } from "./context.mjs";
 import { runInterrupt } from "./interrupt_task.mjs";
 import { runTtfd } from "./ttfd_task.mjs";
 
+/**
+ * Runs `tasks[name]`, prints `{ ok: true, …result }` (or `{ ok: false, error }`) as one JSON
+ * line, and exits: the child side of a benchmark made of named tasks.
+ */
+export async function runTask(tasks, name) {
+  let out;
+  try {
+    out = { ok: true, ...await tasks[name]() };
+  } catch (error) {
+    out = { ok: false, error: String(error?.stack ?? error) };
+  }
+  process.stdout.write(JSON.stringify(out) + "\n", () => process.exit(0));
+}
+
 /** Parses `--key value` pairs (a bare `--flag` is `true`). */
 export function parseArgs(argv) {
   const args = {};

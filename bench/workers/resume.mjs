@@ -11,10 +11,10 @@
 //   cancel: POST /v1/streams/{id}/cancel sent → the upstream sees its connection close.
 //   writes: storage rows the stream's Durable Object wrote, per 1,000 events (paced and fast).
 
-import floor from "./floor.mjs";
 import { context } from "../lib/context.mjs";
-import { hashText, REQUEST_BODY } from "../lib/streams.mjs";
-import { parseArgs } from "../lib/worker.mjs";
+import { REQUEST_BODY } from "../lib/streams.mjs";
+import { throughputByTurns, ttfdByTurns } from "../lib/turns.mjs";
+import { parseArgs, runTask } from "../lib/worker.mjs";
 
 const args = parseArgs(process.argv.slice(2));
 const relay = `${args.relay}/v1`;
@@ -29,44 +29,19 @@ function ctx(model, headers, extra = {}) {
   });
 }
 
-async function ttfd() {
-  const trials = Number(args.trials ?? 100);
-  const samples = { plain: [], resumable: [] };
-  for (let i = 0; i < trials + 10; i++) {
-    for (const mode of i % 2 ? ["resumable", "plain"] : ["plain", "resumable"]) {
-      let first = -1;
-      const t0 = performance.now();
-      const onText = () => {
-        if (first < 0) first = performance.now() - t0;
-      };
-      await floor.consume(ctx("short", MODES[mode], { onText }));
-      if (i >= 10) samples[mode].push(first);
-    }
-  }
-  return samples;
+const ctxOf = (mode, model, extra) => ctx(model, MODES[mode], extra);
+
+function ttfd() {
+  return ttfdByTurns(["plain", "resumable"], ctxOf, Number(args.trials ?? 100));
 }
 
-async function throughput() {
-  const n = Number(args.n ?? 100_000);
-  const key = `tp.openai.${n}.1`;
-  const expect = await (await fetch(`${args.server}/meta/${key}`)).json();
-  const wallMs = { plain: [], resumable: [] };
-  for (const mode of ["plain", "resumable"]) {
-    await floor.consume(ctx("tp.openai.2000.2", MODES[mode]));
-  }
-  for (let run = 0; run < Number(args.runs ?? 3); run++) {
-    for (const mode of run % 2 ? ["resumable", "plain"] : ["plain", "resumable"]) {
-      const t0 = performance.now();
-      const { text } = await floor.consume(ctx(key, MODES[mode]));
-      wallMs[mode].push(performance.now() - t0);
-      if (text.length !== expect.textLength || hashText(text) !== expect.textHash) {
-        throw new Error(
-          `${mode}: wrong text (${text.length} chars, ${expect.textLength} expected)`,
-        );
-      }
-    }
-  }
-  return { n, events: expect.events, wallMs };
+function throughput() {
+  const options = {
+    n: Number(args.n ?? 100_000),
+    runs: Number(args.runs ?? 3),
+    server: args.server,
+  };
+  return throughputByTurns(["plain", "resumable"], ctxOf, options);
 }
 
 /** POSTs a resumable streaming request for `model`; resolves with the response. */
@@ -179,10 +154,4 @@ const tasks = {
   "resume-cancel": cancel,
   "resume-writes": writes,
 };
-let out;
-try {
-  out = { ok: true, ...await tasks[args.task]() };
-} catch (error) {
-  out = { ok: false, error: String(error?.stack ?? error) };
-}
-process.stdout.write(JSON.stringify(out) + "\n", () => process.exit(0));
+await runTask(tasks, args.task);

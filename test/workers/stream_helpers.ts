@@ -86,6 +86,11 @@ export function cancel(
   );
 }
 
+/** The event ids `from`, `from + 1`, … (`count` of them), as the stream numbers them. */
+export function ids(count: number, from = 1): string[] {
+  return Array.from({ length: count }, (_, i) => String(from + i));
+}
+
 /** The events of a complete SSE text, in order, with their ids. */
 export function eventsOf(raw: string): NumberedEvent[] {
   const events: NumberedEvent[] = [];

@@ -10,15 +10,13 @@ import {
   eventsOf,
   faultStats,
   follow,
+  ids,
   readThenDrop,
   startResumable,
   streamsRelay,
   streamStub,
   withoutComments,
 } from "./stream_helpers.ts";
-
-const ids = (count: number, from = 1): string[] =>
-  Array.from({ length: count }, (_, i) => String(from + i));
 
 describe("a resumable stream", () => {
   it("carries x-stopstream-stream-id and numbers every event from 1, [DONE] included", async () => {

@@ -12,15 +12,13 @@ import {
   eventsOf,
   faultStats,
   follow,
+  ids,
   readThenDrop,
   startResumable,
   streamsRelay,
   streamStub,
   withoutComments,
 } from "./stream_helpers.ts";
-
-const ids = (count: number, from = 1): string[] =>
-  Array.from({ length: count }, (_, i) => String(from + i));
 
 function errorOf(data: string): { message: string; type: string; code: string } {
   return (JSON.parse(data) as { error: { message: string; type: string; code: string } }).error;
