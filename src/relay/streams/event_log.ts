@@ -171,7 +171,8 @@ export class EventLog {
     let id = this.#next;
     // Usually one event (a delta); the finish chunk may bring annotations and usage along.
     for (let start = 0; start < text.length; id++) {
-      const stop = text.indexOf("\n\n", start) + 2;
+      const end = text.indexOf("\n\n", start);
+      const stop = end < 0 ? text.length : end + 2;
       at += encoder.encodeInto(`id: ${id}\n`, this.#pending.subarray(at)).written;
       const event = start === 0 && stop === text.length ? text : text.slice(start, stop);
       at += encoder.encodeInto(event, this.#pending.subarray(at)).written;

@@ -127,9 +127,11 @@ export class RelayStream {
     const run = this.#run = new StreamRun(plan, log);
     // A caller who leaves before the answer begins never learned the id: nobody could resume
     // or stop the call, so it stops now.
-    request.signal?.addEventListener("abort", () => {
+    const callerLeft = (): void => {
       if (!run.isCommitted) run.stop("caller_left");
-    });
+    };
+    if (request.signal?.aborted) callerLeft();
+    request.signal?.addEventListener("abort", callerLeft);
     this.#recorded = run.ended.then((status) => this.#record(status));
     this.#ctx.waitUntil?.(this.#recorded);
     await this.#ctx.storage.setAlarm(created + HEARTBEAT_MS);
