@@ -7,8 +7,9 @@
 
 import { Accumulator } from "./accumulator.ts";
 import type { CallControl } from "./call_control.ts";
-import { InterruptedError, isAPIStatusError, PartialStreamError } from "./errors.ts";
+import { InterruptedError, isAPIStatusError } from "./errors.ts";
 import { isStreamingRefused, requestWhole } from "./non_streaming.ts";
+import { partialOutcome, withAttempts } from "./partial_outcome.ts";
 import type { Protocol, ProtocolRequest } from "./protocols/protocol.ts";
 import { backoffDelay, type BackoffOptions, isRetryable } from "./retry_policy.ts";
 import { sleep } from "./sleep.ts";
@@ -155,38 +156,6 @@ export async function runCall(
   throw withAttempts(lastError, control.attempts);
 }
 
-/**
- * `"return"` resolves with what arrived; `"throw"` (and an impossible continue) rejects. Either
- * way the partial result's `finishReason` is `"error"`: the answer was cut off, whatever the
- * provider had said about it so far (its own word stays in `providerFinishReason`).
- */
-function partialOutcome(
-  plan: CallPlan,
-  acc: Accumulator,
-  attempts: number,
-  continuations: number,
-  cause: unknown,
-  target: CallTarget,
-): ChatResult {
-  const partial = acc.toResult(attempts);
-  partial.finishReason = "error";
-  partial.target = target.info;
-  if (continuations > 0) partial.continuations = continuations;
-  if (plan.onPartial === "return") {
-    partial.partial = true;
-    partial.error = cause as Error;
-    return partial;
-  }
-  throw withAttempts(new PartialStreamError(partial, cause), attempts);
-}
-
 function isModelNotFound(error: unknown): boolean {
   return isAPIStatusError(error) && error.status === 404;
-}
-
-function withAttempts(error: unknown, attempts: number): unknown {
-  if (error !== null && typeof error === "object") {
-    (error as { attempts?: number }).attempts = attempts;
-  }
-  return error;
 }
