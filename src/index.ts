@@ -6,6 +6,8 @@
 
 export { streamChat } from "./stream_chat.ts";
 export { ChatStream } from "./chat_stream.ts";
+export { createRetryBudget } from "./retry_budget.ts";
+export type { RetryBudget, RetryBudgetOptions } from "./retry_budget.ts";
 export {
   APIStatusError,
   ConnectionError,

@@ -105,6 +105,9 @@ export class Resumption implements AttemptStream, Cancellable {
   request(): StreamRequest | undefined {
     const after = this.#after;
     if (after === undefined) return undefined;
+    // Counted when the reconnect is made: a resume refused by the deadline or the retry budget
+    // never happened.
+    this.#acc!.resumes++;
     const headers = this.#headers("text/event-stream");
     if (this.#background) {
       const query = `?stream=true&starting_after=${after}`;
@@ -143,7 +146,6 @@ export class Resumption implements AttemptStream, Cancellable {
     if (this.#open || this.#cut === undefined) this.#cut = error;
     this.#open = false;
     this.#after = after;
-    this.#acc!.resumes++;
     return after;
   }
 

@@ -11,6 +11,7 @@ import { InterruptedError, isAPIStatusError } from "./errors.ts";
 import { isStreamingRefused, requestWhole } from "./non_streaming.ts";
 import { partialOutcome, withAttempts } from "./partial_outcome.ts";
 import type { Protocol, ProtocolRequest } from "./protocols/protocol.ts";
+import type { RetryBudget } from "./retry_budget.ts";
 import { backoffDelay, type BackoffOptions, isRetryable } from "./retry_policy.ts";
 import { sleep } from "./sleep.ts";
 import { pickRateLimit } from "./response.ts";
@@ -43,6 +44,8 @@ export interface CallPlan {
   totalMs: number;
   maxEventBytes: number;
   onPartial: PartialPolicy;
+  /** Shared by calls: the call's first request deposits, every retry withdraws (retry_budget.ts). */
+  budget: RetryBudget | undefined;
 }
 
 /**
@@ -73,6 +76,7 @@ export async function runCall(
       if (control.stopError !== undefined) throw control.stopError;
       if (plan.signal?.aborted) throw new InterruptedError(plan.signal.reason);
       const attempts = ++control.attempts;
+      if (attempts === 1) plan.budget?.deposit();
       const acc = stream.acc ?? new Accumulator(consumer.listening ? consumer : null, previous);
       const attempt = new Attempt(control);
       try {
@@ -134,8 +138,13 @@ export async function runCall(
           throw withAttempts(error, attempts);
         }
         const delayMs = backoffDelay(error, retry + 1, target.backoff);
-        // Sleeping past the total deadline would only delay the same failure.
-        if (delayMs === undefined || Date.now() + delayMs >= plan.deadline) {
+        // Sleeping past the total deadline would only delay the same failure. A retry, a resume
+        // and a continuation all draw on the shared budget; a fallback is another upstream, so
+        // an empty budget moves on to it.
+        if (
+          delayMs === undefined || Date.now() + delayMs >= plan.deadline ||
+          plan.budget?.tryWithdraw() === false
+        ) {
           const kept = !fresh && (acc.delivered || previous !== undefined) ? acc : previous;
           if (kept !== undefined) {
             return partialOutcome(plan, kept, attempts, continuations, error, target);

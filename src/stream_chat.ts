@@ -8,6 +8,7 @@ import { ChatStream } from "./chat_stream.ts";
 import { rejectUnknownKeys } from "./option_keys.ts";
 import { getProtocol } from "./protocols/registry.ts";
 import { joinURL } from "./protocols/request.ts";
+import { isRetryBudget } from "./retry_budget.ts";
 import type { CallPlan, CallTarget } from "./retry_loop.ts";
 import type { PartialPolicy, RetryOptions, StreamChatOptions, Timeouts } from "./types.ts";
 
@@ -48,6 +49,7 @@ const OPTIONS = {
   maxEventBytes: true,
   fallbacks: true,
   onPartial: true,
+  retryBudget: true,
 } as const satisfies Record<keyof StreamChatOptions, unknown>;
 
 /**
@@ -86,6 +88,10 @@ export function streamChat(options: StreamChatOptions): ChatStream {
     );
   }
   if (!Array.isArray(fallbacks)) throw new TypeError("stopstream: `fallbacks` must be an array");
+  const budget = options.retryBudget;
+  if (budget !== undefined && !isRetryBudget(budget)) {
+    throw new TypeError("stopstream: `retryBudget` must be an object made by createRetryBudget()");
+  }
   const totalMs = limit("timeouts.totalMs", options.timeouts?.totalMs, Infinity);
   const maxEventBytes = count("maxEventBytes", options.maxEventBytes, DEFAULTS.maxEventBytes, 1);
   const targets = [resolveTarget(options, 0)];
@@ -99,6 +105,7 @@ export function streamChat(options: StreamChatOptions): ChatStream {
     totalMs,
     maxEventBytes,
     onPartial,
+    budget,
   };
   return new ChatStream(plan);
 }
@@ -179,7 +186,7 @@ function mergeFallback(
     throw new TypeError(`stopstream: \`fallbacks[${i}]\` must be an object`);
   }
   rejectUnknownKeys(entry, OPTIONS, `fallbacks[${i}].`);
-  for (const key of ["signal", "fallbacks", "onPartial"] as const) {
+  for (const key of ["signal", "fallbacks", "onPartial", "retryBudget"] as const) {
     if (entry[key] !== undefined) {
       throw new TypeError(
         `stopstream: \`fallbacks[${i}].${key}\` is not allowed; set it on the call`,

@@ -4,6 +4,8 @@
  * @module
  */
 
+import type { RetryBudget } from "./retry_budget.ts";
+
 /** Wire protocols stopstream can speak. */
 export type ProtocolName = "openai-chat" | "anthropic-messages" | "openai-responses";
 
@@ -359,4 +361,10 @@ export interface StreamChatOptions {
   fallbacks?: Array<Partial<StreamChatOptions>> | undefined;
   /** Default `"throw"`. */
   onPartial?: PartialPolicy | undefined;
+  /**
+   * A budget shared with other calls ({@linkcode createRetryBudget}) that every retry, resume
+   * and continuation draws from; when it is empty the call moves on to its next fallback, or
+   * fails with the last error. Default: none (only `maxRetries` limits retries).
+   */
+  retryBudget?: RetryBudget | undefined;
 }

@@ -57,7 +57,7 @@ describe("a misspelt option is a TypeError naming it and the option it most like
     expect(thrown({ frobnicate: true })).toBe(
       "stopstream: `frobnicate` is not a streamChat option; the options are baseURL, apiKey, " +
         "headers, body, protocol, signal, maxRetries, retry, timeouts, fetch, maxEventBytes, " +
-        "fallbacks, onPartial",
+        "fallbacks, onPartial, retryBudget",
     );
     expect(thrown({ timeouts: { soon: 1 } })).toBe(
       "stopstream: `timeouts.soon` is not a streamChat option; the options in `timeouts` are " +
