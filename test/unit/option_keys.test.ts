@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { closestName } from "../../src/option_keys.ts";
+import { createRetryBudget } from "../../src/retry_budget.ts";
 import { streamChat } from "../../src/stream_chat.ts";
 import type { StreamChatOptions } from "../../src/types.ts";
 import { BASE_URL, sseReply, useMockUpstream } from "../support/msw.ts";
@@ -85,6 +86,7 @@ describe("a misspelt option is a TypeError naming it and the option it most like
       maxEventBytes: 1024,
       fallbacks: [{ baseURL: "https://other.test/v1", maxRetries: 1, timeouts: { idleMs: 9 } }],
       onPartial: "return",
+      retryBudget: createRetryBudget(),
     };
     expect((await streamChat(all).result).content).toBe("ok");
   });
