@@ -12,6 +12,7 @@ import { streamChat } from "../stream_chat.ts";
 import type { StreamChatOptions } from "../types.ts";
 import { createKeyCheck } from "./auth.ts";
 import { ChunkEncoder, toChatCompletion } from "./chunks.ts";
+import { UpstreamCooldowns, type UpstreamRoute } from "./cooldown.ts";
 import { errorResponse, type RelayFailure } from "./errors.ts";
 import { jsonResponse } from "./json_response.ts";
 import { type RelayOptions, type ResolvedUpstream, resolveRelayOptions } from "./options.ts";
@@ -24,6 +25,8 @@ import { createUpstreamFetch, forwardedHeaders, type InProcessDemo } from "./ups
 
 /** The model name the built-in demo upstream answers to in `GET /v1/models`. */
 const DEMO_MODEL = "demo";
+/** Which upstream answered: its index among the configured ones (0: the primary). */
+const UPSTREAM_HEADER = "x-stopstream-upstream";
 
 /**
  * Create the relay: `POST /v1/chat/completions` (streaming or not), `GET /v1/models`,
@@ -57,6 +60,12 @@ export function createRelay(options: RelayOptions = {}): Hono {
     maxBytes: config.maxStreamBytes,
     keys: config.keys,
   };
+  // Both live as long as the app: on Workers, one per isolate.
+  const cooldowns = new UpstreamCooldowns(Math.max(1, config.upstreams.length), {
+    failures: config.cooldownFailures,
+    cooldownMs: config.cooldownMs,
+  });
+  const retryBudget = config.retryBudget;
   const app = new Hono();
 
   if (config.cors !== false) {
@@ -67,7 +76,7 @@ export function createRelay(options: RelayOptions = {}): Hono {
         allowMethods: ["GET", "POST", "OPTIONS"],
         // No allowHeaders: the preflight's own list is allowed. SDKs send headers of their
         // own (the openai SDK's `x-stainless-*`), and only an allowlist ever goes upstream.
-        exposeHeaders: ["x-stopstream-attempts", "x-stopstream-upstream", STREAM_ID_HEADER],
+        exposeHeaders: ["x-stopstream-attempts", UPSTREAM_HEADER, STREAM_ID_HEADER],
         maxAge: 600,
       }),
     );
@@ -115,8 +124,20 @@ export function createRelay(options: RelayOptions = {}): Hono {
         model: undefined,
       }]
       : config.upstreams;
+    const streaming = body.stream === true;
+    const resumable = streams !== undefined && streaming && wantsResumable(c.req.raw.headers);
+    // Upstreams cooling down are skipped; each target's fetch tells the route what it answered.
+    // A resumable stream's call runs in its Durable Object, out of this isolate's sight: it
+    // skips them too, but probes none and teaches nothing.
+    const route = cooldowns.route(!resumable);
+    const upstream = createUpstreamFetch(config.fetch, inProcess);
     const call: StreamChatOptions = {
-      ...callOptions(upstreams, body, forwardedHeaders(c.req.raw.headers)),
+      ...callOptions(
+        route.order.map((index) => upstreams[index]!),
+        body,
+        forwardedHeaders(c.req.raw.headers),
+        resumable ? undefined : (target) => route.fetchFor(target, upstream.fetch),
+      ),
       ...(config.maxRetries !== undefined ? { maxRetries: config.maxRetries } : {}),
       ...(config.retry !== undefined ? { retry: config.retry } : {}),
       ...(config.timeouts !== undefined ? { timeouts: config.timeouts } : {}),
@@ -125,11 +146,10 @@ export function createRelay(options: RelayOptions = {}): Hono {
     const model = upstreams[0]?.model ?? (typeof body.model === "string" ? body.model : DEMO_MODEL);
     const streamOptions = body.stream_options as { include_usage?: unknown } | null | undefined;
     const includeUsage = streamOptions?.include_usage === true;
-    const streaming = body.stream === true;
-    if (streams !== undefined && streaming && wantsResumable(c.req.raw.headers)) {
+    if (resumable && streams !== undefined) {
       // The call runs in the stream's Durable Object, not under this request: a caller who
       // disconnects leaves it running, to be resumed; only a cancel stops it.
-      return await startStream(streams, c.req.raw, {
+      const started = await startStream(streams, c.req.raw, {
         call,
         demo: inProcess && {
           baseURL: inProcess.baseURL,
@@ -139,8 +159,8 @@ export function createRelay(options: RelayOptions = {}): Hono {
         chat: { id, model, includeUsage },
         keepAliveMs: config.keepAliveMs,
       });
+      return relabel(started, route);
     }
-    const upstream = createUpstreamFetch(config.fetch, inProcess);
     const abort = new AbortController();
     const chat = streamChat({
       ...call,
@@ -150,7 +170,7 @@ export function createRelay(options: RelayOptions = {}): Hono {
       // The caller's own signal: it fires when the caller disconnects (on Workers with the
       // `enable_request_signal` flag), and a caller abort is never retried.
       signal: AbortSignal.any([c.req.raw.signal, abort.signal]),
-      fetch: upstream.fetch,
+      ...(retryBudget !== undefined ? { retryBudget } : {}),
     });
 
     if (!streaming) {
@@ -158,9 +178,10 @@ export function createRelay(options: RelayOptions = {}): Hono {
         json: JSON.stringify(toChatCompletion(result, result.id || id, result.model || model)),
         headers: {
           "x-stopstream-attempts": String(result.attempts),
-          "x-stopstream-upstream": String(result.target?.index ?? 0),
+          [UPSTREAM_HEADER]: String(route.upstreamOf(result.target?.index ?? 0)),
         },
       }));
+      route.watch(chat.result);
       return await jsonResponse({
         answer,
         abort,
@@ -169,7 +190,7 @@ export function createRelay(options: RelayOptions = {}): Hono {
         attempts: () => upstream.calls,
       });
     }
-    return await sseResponse({
+    const response = sseResponse({
       stream: chat,
       abort,
       encoder: new ChunkEncoder(id, model, includeUsage),
@@ -177,6 +198,8 @@ export function createRelay(options: RelayOptions = {}): Hono {
       secrets,
       attempts: () => upstream.calls,
     });
+    route.watch(chat.result); // after sseResponse began iterating: its events are kept
+    return relabel(await response, route);
   });
   if (streams !== undefined) app.route("/", streamRoutes(streams));
   if (demo !== undefined) app.all("/demo/v1/chat/completions", (c) => demo(c.req.raw));
@@ -222,17 +245,31 @@ function methodNotAllowed(method: string, allowed: string): Response {
   }, { allow: allowed });
 }
 
-/** `streamChat` options for the primary upstream, with the others as fallbacks. */
+/**
+ * The streaming response names the upstream by its place in this call's chain; callers are
+ * told its place among the configured upstreams (cooldown may have skipped some).
+ */
+function relabel(response: Response, route: UpstreamRoute): Response {
+  const target = response.headers.get(UPSTREAM_HEADER);
+  if (target !== null) {
+    response.headers.set(UPSTREAM_HEADER, String(route.upstreamOf(Number(target))));
+  }
+  return response;
+}
+
+/** `streamChat` options for the first upstream to try, with the others as fallbacks. */
 function callOptions(
   upstreams: readonly ResolvedUpstream[],
   body: ChatRequestBody,
   headers: Record<string, string>,
+  fetchFor: ((target: number) => typeof fetch) | undefined,
 ): StreamChatOptions {
-  const targets = upstreams.map((u): StreamChatOptions => ({
+  const targets = upstreams.map((u, target): StreamChatOptions => ({
     baseURL: u.baseURL,
     protocol: u.protocol,
     headers,
     body: translateRequest(body, u.protocol, u.model),
+    ...(fetchFor !== undefined ? { fetch: fetchFor(target) } : {}),
     ...(u.apiKey !== undefined ? { apiKey: u.apiKey } : {}),
   }));
   const [primary, ...rest] = targets as [StreamChatOptions, ...StreamChatOptions[]];

@@ -49,6 +49,13 @@ export interface RelayEnv {
   RESUME_TTL_MS?: string;
   /** The most bytes a resumable stream stores (default 8 MiB). */
   MAX_STREAM_BYTES?: string;
+  /**
+   * Consecutive failed calls (a retryable error each, within 30 s) after which an upstream is
+   * skipped for `COOLDOWN_MS` (default 3; 0 turns cooldown off).
+   */
+  COOLDOWN_FAILURES?: string;
+  /** How long a failing upstream is skipped, in ms (default 30 000); then one call probes it. */
+  COOLDOWN_MS?: string;
   /** Secrets named by `FALLBACKS` entries. */
   [binding: string]: unknown;
 }
@@ -66,7 +73,8 @@ const DEMO_TUNING: Pick<RelayOptions, "timeouts" | "retry"> = {
  * Build {@linkcode RelayOptions} from Worker bindings.
  *
  * @throws {TypeError} naming the binding and what is wrong with it (never its value): a
- * `KEEPALIVE_MS`, `RESUME_TTL_MS` or `MAX_STREAM_BYTES` that is not a positive integer, a base URL
+ * `KEEPALIVE_MS`, `RESUME_TTL_MS`, `MAX_STREAM_BYTES`, `COOLDOWN_FAILURES` or `COOLDOWN_MS`
+ * that is not a whole number (0 allowed for `COOLDOWN_FAILURES` only), a base URL
  * that is not an absolute http(s) URL, an unknown protocol, `FALLBACKS` that is not a JSON array
  * of objects, an entry that carries a key instead of naming its secret, a named secret missing.
  * @example
@@ -78,13 +86,17 @@ const DEMO_TUNING: Pick<RelayOptions, "timeouts" | "retry"> = {
 export function relayOptionsFromEnv(env: RelayEnv): RelayOptions {
   const keys = text(env.RELAY_KEYS)?.split(",").map((k) => k.trim()).filter((k) => k !== "") ?? [];
   const common: RelayOptions = { keys };
-  const keepAlive = positiveInteger(env, "KEEPALIVE_MS", "milliseconds");
+  const keepAlive = wholeNumber(env, "KEEPALIVE_MS", "milliseconds");
   if (keepAlive !== undefined) common.keepAliveMs = keepAlive;
   if (isStreamNamespace(env.STREAMS)) common.streams = env.STREAMS;
-  const ttl = positiveInteger(env, "RESUME_TTL_MS", "milliseconds");
+  const ttl = wholeNumber(env, "RESUME_TTL_MS", "milliseconds");
   if (ttl !== undefined) common.resumeTtlMs = ttl;
-  const maxBytes = positiveInteger(env, "MAX_STREAM_BYTES", "bytes");
+  const maxBytes = wholeNumber(env, "MAX_STREAM_BYTES", "bytes");
   if (maxBytes !== undefined) common.maxStreamBytes = maxBytes;
+  const failures = wholeNumber(env, "COOLDOWN_FAILURES", "calls; 0 turns cooldown off", 0);
+  if (failures !== undefined) common.cooldownFailures = failures;
+  const cooldown = wholeNumber(env, "COOLDOWN_MS", "milliseconds");
+  if (cooldown !== undefined) common.cooldownMs = cooldown;
   const baseURL = text(env.UPSTREAM_BASE_URL);
   if (baseURL === undefined) {
     if (text(env.FALLBACKS) !== undefined) {
@@ -158,12 +170,13 @@ function urlOf(value: unknown, name: string): string {
   return value;
 }
 
-function positiveInteger(env: RelayEnv, name: string, unit: string): number | undefined {
+function wholeNumber(env: RelayEnv, name: string, unit: string, min = 1): number | undefined {
   const value = text(env[name]);
   if (value === undefined) return undefined;
   const number = Number(value);
-  if (!(Number.isInteger(number) && number > 0)) {
-    throw new TypeError(`${name} must be a positive integer (${unit})`);
+  if (!(Number.isSafeInteger(number) && number >= min)) {
+    const kind = min === 0 ? "a whole number ≥ 0" : "a positive integer";
+    throw new TypeError(`${name} must be ${kind} (${unit})`);
   }
   return number;
 }

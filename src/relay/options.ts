@@ -5,6 +5,7 @@
  */
 
 import type { DemoUpstreamOptions } from "../demo/upstream.ts";
+import { createRetryBudget, isRetryBudget, type RetryBudget } from "../retry_budget.ts";
 import type { ProtocolName, RetryOptions, Timeouts } from "../types.ts";
 import { isStreamNamespace, type RelayStreamNamespace } from "./streams/wire.ts";
 
@@ -89,6 +90,20 @@ export interface RelayOptions {
   resumeTtlMs?: number;
   /** Largest number of bytes a resumable stream stores. Default 8 MiB. */
   maxStreamBytes?: number;
+  /**
+   * An upstream whose calls failed this many times in a row (with a retryable error, within
+   * 30 s) is skipped for `cooldownMs`: calls go straight to the next upstream. Default 3; 0
+   * turns cooldown off.
+   */
+  cooldownFailures?: number;
+  /** How long a failing upstream is skipped, in ms; then one call probes it. Default 30 000. */
+  cooldownMs?: number;
+  /**
+   * The retry budget every call of this relay draws from (retries, resumes, continuations), so
+   * that during an outage retries stay a fraction of the traffic. Default: one
+   * `createRetryBudget()` per relay (per isolate on Workers); `false` for none.
+   */
+  retryBudget?: RetryBudget | false;
 }
 
 /**
@@ -128,6 +143,9 @@ export interface ResolvedRelayOptions {
   streams: RelayStreamNamespace | undefined;
   resumeTtlMs: number;
   maxStreamBytes: number;
+  cooldownFailures: number;
+  cooldownMs: number;
+  retryBudget: RetryBudget | undefined;
 }
 
 /**
@@ -148,9 +166,10 @@ export const PROTOCOLS: readonly ProtocolName[] = [
  * Validate relay options and fill in the defaults.
  *
  * @throws {TypeError} on an upstream without a valid `baseURL`, an unknown protocol or a bad key.
- * @throws {TypeError} on `streams` that is not a Durable Object namespace.
- * @throws {RangeError} on a non-positive `keepAliveMs`, `maxBodyBytes`, `resumeTtlMs` or
- * `maxStreamBytes`.
+ * @throws {TypeError} on `streams` that is not a Durable Object namespace, or a
+ * `retryBudget` that is neither a budget nor `false`.
+ * @throws {RangeError} on a non-positive `keepAliveMs`, `maxBodyBytes`, `resumeTtlMs`,
+ * `maxStreamBytes` or `cooldownMs`, a `cooldownFailures` that is not a whole number ≥ 0.
  * @example
  * ```ts
  * resolveRelayOptions({}).keepAliveMs; // 15000
@@ -197,6 +216,9 @@ export function resolveRelayOptions(options: RelayOptions): ResolvedRelayOptions
     streams: streamsOf(options.streams),
     resumeTtlMs: positive("resumeTtlMs", options.resumeTtlMs, 10 * 60_000),
     maxStreamBytes: positive("maxStreamBytes", options.maxStreamBytes, 8 * 1024 * 1024),
+    cooldownFailures: count("cooldownFailures", options.cooldownFailures, 3),
+    cooldownMs: positive("cooldownMs", options.cooldownMs, 30_000),
+    retryBudget: budgetOf(options.retryBudget),
   };
 }
 
@@ -232,4 +254,21 @@ function positive(name: string, value: number | undefined, fallback: number): nu
     throw new RangeError(`createRelay: ${name} must be a positive number, got ${value}`);
   }
   return value;
+}
+
+function count(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 0) {
+    throw new RangeError(`createRelay: ${name} must be a whole number ≥ 0, got ${value}`);
+  }
+  return value;
+}
+
+function budgetOf(budget: RetryBudget | false | undefined): RetryBudget | undefined {
+  if (budget === false) return undefined;
+  if (budget === undefined) return createRetryBudget();
+  if (!isRetryBudget(budget)) {
+    throw new TypeError("createRelay: retryBudget must be made by createRetryBudget(), or false");
+  }
+  return budget;
 }

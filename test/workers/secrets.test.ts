@@ -39,6 +39,10 @@ describe("misconfigured bindings are named, never quoted", () => {
       UPSTREAM_PROTOCOL: TOKEN,
     }, "UPSTREAM_PROTOCOL"],
     ["KEEPALIVE_MS that is not a number", { KEEPALIVE_MS: TOKEN }, "KEEPALIVE_MS"],
+    ["COOLDOWN_FAILURES that is not a number", { COOLDOWN_FAILURES: TOKEN }, "COOLDOWN_FAILURES"],
+    ["COOLDOWN_FAILURES below 0", { COOLDOWN_FAILURES: "-1" }, "COOLDOWN_FAILURES"],
+    ["COOLDOWN_MS that is not a number", { COOLDOWN_MS: TOKEN }, "COOLDOWN_MS"],
+    ["COOLDOWN_MS of 0", { COOLDOWN_MS: "0" }, "COOLDOWN_MS"],
     ["FALLBACKS that is not JSON", {
       UPSTREAM_BASE_URL: "https://a.test/v1",
       FALLBACKS: `[${TOKEN}`,
