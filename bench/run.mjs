@@ -18,6 +18,7 @@ import { allTables, ms, textTable } from "./lib/tables.mjs";
 import { renderMarkdown } from "./lib/report.mjs";
 import { relayBench } from "./lib/relay_bench.mjs";
 import { resumeBench } from "./lib/resume_bench.mjs";
+import { outageBench } from "./lib/outage_bench.mjs";
 
 const RESULTS = new URL("./results/latest.json", import.meta.url);
 const QUICK_RESULTS = new URL("./results/quick.json", import.meta.url);
@@ -166,6 +167,7 @@ async function main() {
     ttfd: {},
     relay: { status: "not run" },
     resume: { status: "not run" },
+    outage: { status: "not run" },
     sectionSeconds: {},
   };
   try {
@@ -186,6 +188,9 @@ async function main() {
     }
     if (!only || only.test("resume")) {
       results.resume = await timed("resume", () => resumeBench(plan.resume, server, log));
+    }
+    if (!only || only.test("outage")) {
+      results.outage = await timed("outage", () => outageBench(plan.outage, server, log));
     }
   } finally {
     server.stop();

@@ -62,6 +62,15 @@ export function makePlan(quick) {
         : { streams: 300, waves: 3, control: true },
     },
     resume: { trials: quick ? 20 : 100, n: quick ? 20_000 : 100_000, runs: quick ? 1 : 3 },
+    // Cooldown and the retry budget (issue #13): 200 sequential requests with the primary down
+    // (the issue's figure, also in --quick), and a sustained outage (the relay's one upstream
+    // down; then both upstreams of the other relay).
+    outage: {
+      requests: 200,
+      reference: quick ? 20 : 50,
+      outageCalls: quick ? 200 : 1000,
+      concurrency: quick ? 20 : 50,
+    },
   };
 }
 

@@ -10,6 +10,9 @@
 // upstream URL is fixed, the body passes through),
 // plus GET /meta/<tp key> (sizes + text hash), POST /closes (when each hang/park connection
 // closed, `process.hrtime.bigint()` in ns: the same monotonic clock as the child).
+// For the outage benchmark (lib/outage_bench.mjs): /p/<anything> and /f/<anything> (a primary
+// and a fallback) serve like /m/, or answer 503 while POST /mode?p=down (or f=down) holds;
+// GET /counts says how many requests /p, /f and /m have had.
 
 import { createServer } from "node:http";
 import { buildWorkload, openaiStream } from "./streams.mjs";
@@ -132,6 +135,18 @@ function serve(scenario, res) {
   res.end();
 }
 
+const down = { p: false, f: false };
+const counts = { p: 0, f: 0, m: 0 };
+
+function setMode(url, res) {
+  for (const name of ["p", "f"]) {
+    const mode = url.searchParams.get(name);
+    if (mode !== null) down[name] = mode === "down";
+  }
+  res.writeHead(200, { "content-type": "application/json" });
+  res.end(JSON.stringify(down));
+}
+
 async function scenarioFromBody(req, res) {
   let body = "";
   for await (const chunk of req) body += chunk;
@@ -151,8 +166,20 @@ function route(req, res) {
     res.writeHead(200, { "content-type": "application/json" });
     return void res.end(JSON.stringify(slowStats));
   }
+  if (parts[1] === "mode") return setMode(url, res);
+  if (parts[1] === "counts") {
+    res.writeHead(200, { "content-type": "application/json" });
+    return void res.end(JSON.stringify(counts));
+  }
+  if (parts[1] in counts) counts[parts[1]]++;
+  if (down[parts[1]]) {
+    req.resume();
+    return serve("e503", res);
+  }
   // Behind the relay the path is fixed (its UPSTREAM_BASE_URL): the model names the scenario.
-  if (parts[1] === "m") return void scenarioFromBody(req, res);
+  if (parts[1] === "m" || parts[1] === "p" || parts[1] === "f") {
+    return void scenarioFromBody(req, res);
+  }
   if (parts[1] !== "s" || !parts[2]) {
     res.writeHead(404);
     return void res.end();

@@ -3,6 +3,7 @@
 import { ALL, INTERRUPT, PHASES, TTFD } from "./plan.mjs";
 import { relayTables } from "./relay_report.mjs";
 import { resumeTables } from "./resume_bench.mjs";
+import { outageTables } from "./outage_bench.mjs";
 
 /** Milliseconds, with fewer decimals as they grow. */
 export function ms(v) {
@@ -168,6 +169,7 @@ export function allTables(results) {
     ttfdTable(results),
     ...relayTables(results),
     ...resumeTables(results),
+    ...outageTables(results),
   ].filter(Boolean);
 }
 

@@ -3,6 +3,7 @@
 
 import { relayTargets } from "./relay_report.mjs";
 import { resumeTargets } from "./resume_bench.mjs";
+import { outageTargets } from "./outage_bench.mjs";
 
 const STOPSTREAM = ["stopstream-result", "stopstream-iterate"];
 
@@ -141,5 +142,6 @@ export function evaluateTargets(results) {
   ttfdTargets(list, results.ttfd);
   relayTargets(list, results.relay);
   resumeTargets(list, results.resume, check);
+  outageTargets(list, results.outage);
   return list;
 }
