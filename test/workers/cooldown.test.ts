@@ -100,6 +100,11 @@ describe("upstream cooldown", () => {
       // Which upstream answered, among the configured ones: not the call's first target.
       expect(call.upstream).toBe("1");
     }
+    // The default cooldown: 30 s from the third failure (at T0 + 2 s), then a probe.
+    vi.setSystemTime(T0 + 2_000 + 29_999);
+    expect((await ask()).hosts).toEqual(["second.test"]);
+    vi.setSystemTime(T0 + 2_000 + 30_000);
+    expect((await ask()).hosts).toEqual(["primary.test", "primary.test", "second.test"]);
   });
 
   it("the non-streaming answer names the configured upstream too", async () => {
