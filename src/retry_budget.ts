@@ -116,7 +116,7 @@ export function isRetryBudget(value: unknown): value is RetryBudget {
 
 function rate(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== "number" || !(value >= 0) || !Number.isFinite(value)) {
+  if (!(Number.isFinite(value) && value >= 0)) {
     throw new RangeError(
       `stopstream: createRetryBudget \`${name}\` must be a finite number ≥ 0, got ${value}`,
     );
