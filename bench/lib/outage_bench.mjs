@@ -165,20 +165,19 @@ export function outageTables(results) {
   ];
 }
 
-function check(list, target, measured, limit, met, unit) {
-  list.push({ target, scope: "relay outage", measured, limit, unit, met });
-}
+const SCOPE = "relay outage";
 
-/** The issue's cooldown and budget targets. */
-export function outageTargets(list, r) {
+/** The issue's cooldown and budget targets (`check` as in targets.mjs). */
+export function outageTargets(list, r, check) {
   if (r?.status !== "measured") {
     const why = `not measured: ${r?.error ?? r?.status ?? "not run"}`;
-    return check(list, "cooldown and retry budget", null, null, null, why);
+    return check(list, "cooldown and retry budget", SCOPE, null, null, null, why);
   }
   const c = r.cooldown;
   check(
     list,
     `cooldown: upstream requests per caller request ≤ 1.2 (${c.callers} sequential, primary down)`,
+    SCOPE,
     c.perCaller,
     1.2,
     c.perCaller <= 1.2,
@@ -188,6 +187,7 @@ export function outageTargets(list, r) {
   check(
     list,
     "cooldown engaged: median time to first delta ≤ straight to the fallback + 20 ms",
+    SCOPE,
     over,
     20,
     over !== null && !Number.isNaN(over) && over <= 20,
@@ -197,6 +197,7 @@ export function outageTargets(list, r) {
   check(
     list,
     "sustained outage: upstream requests ≤ (1 + ratio) × caller requests + the floor",
+    SCOPE,
     o.perCaller,
     o.boundPerCaller,
     o.perCaller <= o.boundPerCaller,

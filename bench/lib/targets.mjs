@@ -142,6 +142,6 @@ export function evaluateTargets(results) {
   ttfdTargets(list, results.ttfd);
   relayTargets(list, results.relay);
   resumeTargets(list, results.resume, check);
-  outageTargets(list, results.outage);
+  outageTargets(list, results.outage, check);
   return list;
 }

@@ -10,7 +10,10 @@
 // server), and both down (outage-calls requests, C at a time).
 
 import { createParser } from "eventsource-parser";
-import { parseArgs } from "../lib/worker.mjs";
+import { context } from "../lib/context.mjs";
+import { REQUEST_BODY } from "../lib/streams.mjs";
+import { ttfdByTurns } from "../lib/turns.mjs";
+import { parseArgs, runTask } from "../lib/worker.mjs";
 
 const args = parseArgs(process.argv.slice(2));
 const BODY = JSON.stringify({
@@ -75,19 +78,10 @@ const direct = `${args.server}/m/v1`; // the fallback's server, without the rela
 async function reference(n) {
   // Nothing wrong: the relay straight to a healthy primary, in turns with direct requests.
   await setMode({ p: "up", f: "up" });
-  const samples = { relay: [], direct: [] };
-  for (let i = 0; i < n + 10; i++) {
-    for (
-      const [name, url] of i % 2 ? [["direct", direct], ["relay", relay]] : [
-        ["relay", relay],
-        ["direct", direct],
-      ]
-    ) {
-      const { ttfd } = await ask(url);
-      if (i >= 10 && ttfd !== null) samples[name].push(ttfd);
-    }
-  }
-  return samples;
+  const urls = { relay, direct };
+  const ctxOf = (name, model, extra) =>
+    context("openai", urls[name], globalThis.fetch, { body: { ...REQUEST_BODY, model }, ...extra });
+  return await ttfdByTurns(["relay", "direct"], ctxOf, n);
 }
 
 async function cooldown(n) {
@@ -135,8 +129,7 @@ async function outage(url, mode, n, concurrency) {
   };
 }
 
-let out;
-try {
+async function run() {
   const calls = Number(args["outage-calls"] ?? 400);
   const concurrency = Number(args.concurrency ?? 20);
   const alone = `${args["outage-relay"]}/v1`;
@@ -144,8 +137,7 @@ try {
   const ref = await reference(Number(args.reference ?? 50));
   const cool = await cooldown(Number(args.requests ?? 200));
   const both = await outage(relay, { p: "down", f: "down" }, calls, concurrency);
-  out = { ok: true, reference: ref, cooldown: cool, outage: sustained, bothDown: both };
-} catch (error) {
-  out = { ok: false, error: String(error?.stack ?? error) };
+  return { reference: ref, cooldown: cool, outage: sustained, bothDown: both };
 }
-process.stdout.write(JSON.stringify(out) + "\n", () => process.exit(0));
+
+await runTask({ run }, "run");
