@@ -46,8 +46,9 @@ interface Health {
   since: number;
   /** Cooling down until then (ms since epoch); 0 when in service. */
   until: number;
-  /** The call probing it now that its cooldown is over. */
+  /** The call probing it now that its cooldown is over, and until when its claim holds. */
   probe: UpstreamRoute | undefined;
+  probeUntil: number;
 }
 
 /**
@@ -71,6 +72,7 @@ export class UpstreamCooldowns {
       since: 0,
       until: 0,
       probe: undefined,
+      probeUntil: 0,
     }));
     this.#failures = settings.failures;
     this.#cooldownMs = settings.cooldownMs;
@@ -89,7 +91,7 @@ export class UpstreamCooldowns {
     let soonest: number | undefined;
     this.#health.forEach((health, index) => {
       if (health.until === 0) order.push(index);
-      else if (probe && health.until <= now && health.probe === undefined) {
+      else if (probe && health.until <= now && !this.#probing(health, now)) {
         order.push(index);
         probes.push(index);
       } else if (soonest === undefined || health.until < this.#health[soonest]!.until) {
@@ -99,21 +101,21 @@ export class UpstreamCooldowns {
     // Every upstream is cooling down: the one back soonest, rather than failing untried.
     if (order.length === 0) order.push(soonest!);
     const route = new UpstreamRoute(this, order);
-    for (const index of probes) this.#health[index]!.probe = route;
+    for (const index of probes) {
+      const health = this.#health[index]!;
+      health.probe = route;
+      health.probeUntil = now + this.#cooldownMs;
+    }
     return route;
   }
 
   /**
-   * Whether upstream `index` is skipped by a call starting now (cooling down, or being probed).
-   *
-   * @example
-   * ```ts
-   * cooldowns.skips(0); // true while the primary cools down
-   * ```
+   * Whether a call is probing the upstream. A claim lapses after a cooldown's length, so that a
+   * call that never reported back (a bug, a throw before it was watched) cannot keep the
+   * upstream out of service for good.
    */
-  skips(index: number): boolean {
-    const health = this.#health[index]!;
-    return health.until !== 0 && (health.until > this.#now() || health.probe !== undefined);
+  #probing(health: Health, now: number): boolean {
+    return health.probe !== undefined && health.probeUntil > now;
   }
 
   /** @internal A call ended: what it learnt about upstream `index`. */
