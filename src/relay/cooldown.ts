@@ -76,7 +76,7 @@ export class UpstreamCooldowns {
     }));
     this.#failures = settings.failures;
     this.#cooldownMs = settings.cooldownMs;
-    this.#now = settings.now ?? Date.now;
+    this.#now = settings.now ?? (() => Date.now());
   }
 
   /**
