@@ -11,11 +11,12 @@ import { createDemoUpstream, DEMO_FAULT_HEADER } from "../demo/upstream.ts";
 import { streamChat } from "../stream_chat.ts";
 import type { StreamChatOptions } from "../types.ts";
 import { createKeyCheck } from "./auth.ts";
-import { ChunkEncoder, toChatCompletion } from "./chunks.ts";
+import { toChatCompletion } from "./chunks.ts";
 import { UpstreamCooldowns, type UpstreamRoute } from "./cooldown.ts";
 import { errorResponse, type RelayFailure } from "./errors.ts";
 import { jsonResponse } from "./json_response.ts";
 import { type RelayOptions, type ResolvedUpstream, resolveRelayOptions } from "./options.ts";
+import { chunkEncoder, wantsProgress } from "./progress.ts";
 import { type ChatRequestBody, parseChatRequest, readLimited } from "./request_body.ts";
 import { sseResponse } from "./sse_response.ts";
 import { startStream, streamRoutes, type StreamsConfig, wantsResumable } from "./streams/routes.ts";
@@ -146,6 +147,7 @@ export function createRelay(options: RelayOptions = {}): Hono {
     const model = upstreams[0]?.model ?? (typeof body.model === "string" ? body.model : DEMO_MODEL);
     const streamOptions = body.stream_options as { include_usage?: unknown } | null | undefined;
     const includeUsage = streamOptions?.include_usage === true;
+    const progress = wantsProgress(c.req.raw.headers);
     if (resumable && streams !== undefined) {
       // The call runs in the stream's Durable Object, not under this request: a caller who
       // disconnects leaves it running, to be resumed; only a cancel stops it.
@@ -156,7 +158,7 @@ export function createRelay(options: RelayOptions = {}): Hono {
           wordDelayMs: config.demo.wordDelayMs,
           fault: inProcess.fault,
         },
-        chat: { id, model, includeUsage },
+        chat: { id, model, includeUsage, progress },
         keepAliveMs: config.keepAliveMs,
       });
       return relabel(started, route);
@@ -193,7 +195,7 @@ export function createRelay(options: RelayOptions = {}): Hono {
     const response = sseResponse({
       stream: chat,
       abort,
-      encoder: new ChunkEncoder(id, model, includeUsage),
+      encoder: chunkEncoder(id, model, includeUsage, progress),
       keepAliveMs: config.keepAliveMs,
       secrets,
       attempts: () => upstream.calls,

@@ -19,6 +19,8 @@ import type { StreamStore } from "./stream_store.ts";
 const FLUSH_MS = 50;
 /** Flush at once when this many bytes wait (a fast upstream): rows stay far below 2 MB. */
 const MAX_BATCH = 64 * 1024;
+/** Progress comments kept at most (a few hundred retries' worth); later ones are not kept. */
+const MAX_NOTES = 16 * 1024;
 const encoder = new TextEncoder();
 
 /**
@@ -38,6 +40,12 @@ export class EventLog {
   ended = false;
   /** Stored bytes (UTF-8), numbered events included. */
   bytes = 0;
+  /**
+   * The progress comments (`x-stopstream-progress`) made before the first event, for readers
+   * who start from the beginning. Narration, not the answer: never numbered (so
+   * `Last-Event-ID` counts events only), never stored (a restarted object has none).
+   */
+  notes = "";
   #store: StreamStore;
   #maxBytes: number;
   /** The next event id. */
@@ -85,6 +93,16 @@ export class EventLog {
     this.#queue(count, size);
     if (this.#pendingBytes >= MAX_BATCH) this.#flush(false);
     return true;
+  }
+
+  /**
+   * Adds a progress comment for readers, at once (nothing to make durable). Only before the
+   * first event: a reader who resumes after an event gets events only.
+   */
+  note(text: string): void {
+    if (this.#next !== 1 || this.notes.length + text.length > MAX_NOTES) return;
+    this.notes += text;
+    for (const wake of [...this.#listeners]) wake();
   }
 
   /**

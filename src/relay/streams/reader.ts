@@ -9,10 +9,12 @@
 import { KEEP_ALIVE } from "../sse_response.ts";
 import type { EventLog } from "./event_log.ts";
 
-const KEEP_ALIVE_BYTES = new TextEncoder().encode(KEEP_ALIVE);
+const textEncoder = new TextEncoder();
+const KEEP_ALIVE_BYTES = textEncoder.encode(KEEP_ALIVE);
 
 /**
- * The SSE body of a reader that has seen every event up to `after` (0: none).
+ * The SSE body of a reader that has seen every event up to `after` (0: none; it gets the
+ * log's progress comments first).
  *
  * Pull-based: a reader that does not read holds nothing but its position, whatever the
  * others do. While it waits for events it gets a `: keep-alive` comment every `keepAliveMs`
@@ -29,6 +31,8 @@ export function readEvents(
   keepAliveMs: number,
 ): ReadableStream<Uint8Array> {
   let position = after;
+  /** How much of the log's progress comments this reader was sent (only from the start). */
+  let noted = 0;
   let wake: (() => void) | undefined;
   let closed = false;
   let lastWrite = 0;
@@ -61,6 +65,13 @@ export function readEvents(
     },
     async pull(controller) {
       for (;;) {
+        if (position === 0 && log.notes.length > noted) {
+          const notes = log.notes.slice(noted);
+          noted += notes.length;
+          lastWrite = Date.now();
+          controller.enqueue(textEncoder.encode(notes));
+          return;
+        }
         // A few stored batches per write: a reader that fell behind catches up fast.
         const { bytes, last } = log.read(position);
         if (bytes !== undefined) {

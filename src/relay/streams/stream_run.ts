@@ -10,9 +10,10 @@
 import type { ChatStream } from "../../chat_stream.ts";
 import { createDemoUpstream } from "../../demo/upstream.ts";
 import { streamChat } from "../../stream_chat.ts";
-import { ChunkEncoder, DONE_EVENT } from "../chunks.ts";
+import { type ChunkEncoder, DONE_EVENT } from "../chunks.ts";
 import { commitTiming } from "../commit.ts";
 import { describeFailure, errorBody, type RelayFailure } from "../errors.ts";
+import { chunkEncoder, isComment } from "../progress.ts";
 import { createUpstreamFetch, type UpstreamFetch } from "../upstream_fetch.ts";
 import type { EventLog } from "./event_log.ts";
 import type { StreamStatus } from "./stream_store.ts";
@@ -121,8 +122,8 @@ export class StreamRun {
     };
     this.#fetch = createUpstreamFetch(undefined, demo);
     const chat = streamChat({ ...plan.call, signal: this.#abort.signal, fetch: this.#fetch.fetch });
-    const { id, model, includeUsage } = plan.chat;
-    this.ended = this.#pump(chat, new ChunkEncoder(id, model, includeUsage), log, plan);
+    const { id, model, includeUsage, progress } = plan.chat;
+    this.ended = this.#pump(chat, chunkEncoder(id, model, includeUsage, progress), log, plan);
   }
 
   /** How many upstream requests were made so far. */
@@ -168,7 +169,9 @@ export class StreamRun {
         const text = encoder.encode(event);
         if (text !== "") {
           this.#begin(undefined);
-          if (!log.append(text)) {
+          // Progress comments go to readers unnumbered; events are numbered and stored.
+          if (isComment(text)) log.note(text);
+          else if (!log.append(text)) {
             this.stop("too_large");
             void iterator.return?.();
             await log.close(errorEvent(tooLarge(plan.maxBytes)));

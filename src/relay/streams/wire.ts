@@ -78,8 +78,11 @@ export interface StartPlan {
   call: StreamChatOptions;
   /** The built-in demo upstream, served inside the Durable Object, when it is the upstream. */
   demo: { baseURL: string; wordDelayMs: number | undefined; fault: string | null } | undefined;
-  /** The chunk envelope: completion id, model, whether to send the usage chunk. */
-  chat: { id: string; model: string; includeUsage: boolean };
+  /**
+   * The chunk envelope: completion id, model, whether to send the usage chunk, and whether to
+   * narrate the call in progress comments (`x-stopstream-progress`).
+   */
+  chat: { id: string; model: string; includeUsage: boolean; progress?: boolean };
   keepAliveMs: number;
   /** How long the stream is kept after it ends. */
   ttlMs: number;

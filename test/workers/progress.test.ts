@@ -1,0 +1,164 @@
+// Progress comments (`x-stopstream-progress: true`) in workerd: what the playground's timeline
+// is drawn from.
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { createRelay } from "../../src/relay/app.ts";
+import type { RelayOptions } from "../../src/relay/options.ts";
+import {
+  chatBody,
+  contentOf,
+  demoRelay,
+  fakeUpstream,
+  parseSSE,
+  postChat,
+  sse,
+  sseResponse,
+} from "./helpers.ts";
+import { eventsOf, follow, ids } from "./stream_helpers.ts";
+
+const PROGRESS = { "x-stopstream-progress": "true" };
+const RESUMABLE = { "x-stopstream-resumable": "true" };
+
+/** The progress comments of a body, in order (keep-alives left out). */
+function progressOf(raw: string): string[] {
+  return parseSSE(raw).comments.map((c) => c.text).filter((text) => text !== "keep-alive");
+}
+
+function stream(
+  app: ReturnType<typeof demoRelay>["app"],
+  fault: string,
+  headers: Record<string, string> = PROGRESS,
+): Promise<Response> {
+  return postChat(app, chatBody({ stream: true }), {
+    headers: { "x-demo-fault": fault, ...headers },
+  });
+}
+
+/** A demo relay whose streams are resumable (the demo runs inside the Durable Object). */
+function resumableDemo(options: RelayOptions = {}): ReturnType<typeof demoRelay> {
+  return demoRelay({ streams: env.STREAMS, ...options });
+}
+
+describe("progress comments", () => {
+  it("without the header, a retried stream carries keep-alives only, as ever", async () => {
+    const { app, requests } = demoRelay();
+    const raw = await (await stream(app, "attempt1=status:503", {})).text();
+    expect(progressOf(raw)).toEqual([]);
+    expect(parseSSE(raw).done).toBe(true);
+    expect(requests).toHaveLength(2);
+  });
+
+  it("narrate a 503, the wait and the request that answered, before the first event", async () => {
+    const { app, requests } = demoRelay();
+    const response = await stream(app, "attempt1=status:503");
+    expect(response.status).toBe(200);
+    const raw = await response.text();
+    const notes = progressOf(raw);
+    expect(notes).toHaveLength(2);
+    expect(notes[0]).toMatch(/^retry attempt=2 delay_ms=\d+ reason=503 t=\d+$/);
+    expect(notes[1]).toMatch(/^open attempt=2 status=200 t=\d+$/);
+    const body = parseSSE(raw);
+    expect(body.comments.find((c) => c.text === notes[1])?.beforeData).toBe(0);
+    // What an OpenAI client reads is what it reads without the header.
+    const plain = parseSSE(await (await stream(app, "attempt1=status:503", {})).text());
+    expect(contentOf(body)).toBe(contentOf(plain));
+    expect(body.done).toBe(true);
+    expect(requests).toHaveLength(4);
+  });
+
+  it("a Retry-After is named and waited: the next request opens after it", async () => {
+    const { app } = demoRelay();
+    const raw = await (await stream(app, "attempt1=status:429;retry-after-ms:120")).text();
+    const [retry, open] = progressOf(raw);
+    const fields = (note: string | undefined) =>
+      Object.fromEntries((note ?? "").split(" ").slice(1).map((f) => f.split("=")));
+    expect(retry).toMatch(/^retry attempt=2 /);
+    expect(fields(retry)).toEqual(
+      expect.objectContaining({ delay_ms: "120", reason: "429", retry_after_ms: "120" }),
+    );
+    expect(open).toMatch(/^open attempt=2 status=200 /);
+    expect(Number(fields(open).t) - Number(fields(retry).t)).toBeGreaterThanOrEqual(120);
+  });
+
+  it("a stall before the first event is named by the timeout that caught it", async () => {
+    const { app, requests } = demoRelay({ timeouts: { firstEventMs: 60 } });
+    const raw = await (await stream(app, "attempt1=stall-ms:400;stall-after:0")).text();
+    const notes = progressOf(raw);
+    expect(notes[0]).toMatch(/^open attempt=1 status=200 t=\d+$/);
+    expect(notes[1]).toMatch(
+      /^retry attempt=2 delay_ms=\d+ reason=timeout phase=first-event timeout_ms=60 t=\d+$/,
+    );
+    expect(notes[2]).toMatch(/^open attempt=2 status=200 /);
+    expect(parseSSE(raw).done).toBe(true);
+    expect(requests).toHaveLength(2);
+  });
+
+  it("a 4xx before any comment keeps its HTTP status; one after them ends the stream", async () => {
+    const { app } = demoRelay();
+    const refused = await stream(app, "status=422");
+    expect(refused.status).toBe(422);
+    expect(refused.headers.get("content-type")).toContain("application/json");
+    // The first comment was a write: the 200 had gone out when the 400 came.
+    const late = await stream(app, "attempt1=status:503,attempt2=status:400");
+    expect(late.status).toBe(200);
+    const body = parseSSE(await late.text());
+    expect(body.comments[0]?.text).toMatch(/^retry attempt=2 .*reason=503/);
+    expect(body.done).toBe(false);
+    expect(body.data.at(-1)).toEqual({
+      error: expect.objectContaining({ type: expect.any(String) }),
+    });
+  });
+
+  it("narrate a fallback, and carry no upstream text", async () => {
+    const upstream = fakeUpstream((request) =>
+      request.url.startsWith("https://primary.test/")
+        ? new Response(JSON.stringify({ error: { message: "down at 10.0.0.7" } }), {
+          status: 503,
+        })
+        : sseResponse([
+          sse({ choices: [{ index: 0, delta: { content: "hi" } }] }),
+          "data: [DONE]\n\n",
+        ])
+    );
+    const app = createRelay({
+      upstreams: [{ baseURL: "https://primary.test/v1" }, { baseURL: "https://fallback.test/v1" }],
+      maxRetries: 0,
+      fetch: upstream.fetch,
+    });
+    const raw = await (await stream(app, "")).text();
+    expect(progressOf(raw)).toEqual([
+      expect.stringMatching(/^fallback attempt=2 reason=503 t=\d+$/),
+      expect.stringMatching(/^open attempt=2 status=200 t=\d+$/),
+    ]);
+    expect(raw).not.toContain("10.0.0.7");
+    expect(upstream.seen).toHaveLength(2);
+  });
+});
+
+describe("progress comments on a resumable stream", () => {
+  it("come before event 1 without ids; a reader from the start gets them, one resuming does not", async () => {
+    const { app } = resumableDemo();
+    const response = await stream(app, "attempt1=status:503", { ...PROGRESS, ...RESUMABLE });
+    const id = response.headers.get("x-stopstream-stream-id")!;
+    expect(id).toMatch(/^[0-9a-f]{32}$/);
+    const raw = await response.text();
+    const notes = progressOf(raw);
+    expect(notes).toEqual([
+      expect.stringMatching(/^retry attempt=2 delay_ms=\d+ reason=503 t=\d+$/),
+      expect.stringMatching(/^open attempt=2 status=200 t=\d+$/),
+    ]);
+    expect(raw.indexOf(`: ${notes[1]}`)).toBeLessThan(raw.indexOf("id: 1\n"));
+    for (const block of raw.split("\n\n")) {
+      if (block.includes(": retry") || block.includes(": open")) expect(block).not.toMatch(/^id:/m);
+    }
+    const events = eventsOf(raw);
+    expect(events.map((e) => e.id)).toEqual(ids(events.length));
+    expect(events.at(-1)?.data).toBe("[DONE]");
+    const replay = await (await follow(app, id)).text();
+    expect(progressOf(replay)).toEqual(notes);
+    expect(eventsOf(replay)).toEqual(events);
+    const resumed = await (await follow(app, id, 2)).text();
+    expect(progressOf(resumed)).toEqual([]);
+    expect(eventsOf(resumed)).toEqual(events.slice(2));
+  });
+});
