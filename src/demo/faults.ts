@@ -35,6 +35,11 @@ export interface DemoFaults {
   words?: number;
   /** Number of reasoning words sent before the answer. */
   reasoning?: number;
+  /**
+   * For the relay in front of the demo, not the demo itself: the relay cuts its own caller's
+   * connection after this many events (a resumable stream runs on, to be resumed).
+   */
+  callerDropAfter?: number;
 }
 
 type NumberField = Exclude<keyof DemoFaults, "html">;
@@ -67,6 +72,7 @@ const NUMERIC_KEYS: Readonly<Record<string, readonly [NumberField, number, numbe
   "word-delay": ["wordDelayMs", 0, 10_000],
   "words": ["words", 1, 5_000],
   "reasoning": ["reasoning", 0, 1_000],
+  "caller-drop-after": ["callerDropAfter", 1, 10_000],
 };
 
 /** Every key `parseDemoFaults` accepts, for error messages and documentation. */

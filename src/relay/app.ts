@@ -11,6 +11,7 @@ import { createDemoUpstream, DEMO_FAULT_HEADER } from "../demo/upstream.ts";
 import { streamChat } from "../stream_chat.ts";
 import type { StreamChatOptions } from "../types.ts";
 import { createKeyCheck } from "./auth.ts";
+import { callerDrop } from "./caller_drop.ts";
 import { toChatCompletion } from "./chunks.ts";
 import { UpstreamCooldowns, type UpstreamRoute } from "./cooldown.ts";
 import { errorResponse, type RelayFailure } from "./errors.ts";
@@ -105,6 +106,8 @@ export function createRelay(options: RelayOptions = {}): Hono {
     }));
     return c.json({ object: "list", data });
   });
+  // The demo's fault `caller-drop-after=N`: the relay cuts its own caller's stream.
+  if (demo !== undefined) app.use("/v1/chat/completions", callerDrop());
   app.post("/v1/chat/completions", async (c) => {
     const text = await readLimited(c.req.raw, config.maxBodyBytes);
     if (typeof text !== "string") return errorResponse(text);

@@ -1,5 +1,5 @@
-// Progress comments (`x-stopstream-progress: true`) in workerd: what the playground's timeline
-// is drawn from.
+// Progress comments (`x-stopstream-progress: true`) and the demo's caller-drop fault, in
+// workerd: what the playground's timeline is drawn from.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createRelay } from "../../src/relay/app.ts";
@@ -14,7 +14,7 @@ import {
   sse,
   sseResponse,
 } from "./helpers.ts";
-import { eventsOf, follow, ids } from "./stream_helpers.ts";
+import { contentOfEvents, eventsOf, follow, ids } from "./stream_helpers.ts";
 
 const PROGRESS = { "x-stopstream-progress": "true" };
 const RESUMABLE = { "x-stopstream-resumable": "true" };
@@ -37,6 +37,22 @@ function stream(
 /** A demo relay whose streams are resumable (the demo runs inside the Durable Object). */
 function resumableDemo(options: RelayOptions = {}): ReturnType<typeof demoRelay> {
   return demoRelay({ streams: env.STREAMS, ...options });
+}
+
+/** Reads a body whose connection the relay cuts: the text before the cut, and the error. */
+async function readUntilCut(response: Response): Promise<{ raw: string; error: unknown }> {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let raw = "";
+  for (;;) {
+    try {
+      const { done, value } = await reader.read();
+      if (done) return { raw, error: undefined };
+      raw += decoder.decode(value, { stream: true });
+    } catch (error) {
+      return { raw, error };
+    }
+  }
 }
 
 describe("progress comments", () => {
@@ -160,5 +176,47 @@ describe("progress comments on a resumable stream", () => {
     const resumed = await (await follow(app, id, 2)).text();
     expect(progressOf(resumed)).toEqual([]);
     expect(eventsOf(resumed)).toEqual(events.slice(2));
+  });
+});
+
+describe("the demo's caller-drop fault", () => {
+  it("cuts a resumable stream's caller after N events; the answer runs on and resumes whole", async () => {
+    const { app } = resumableDemo();
+    const response = await stream(app, "caller-drop-after=3,words=30", RESUMABLE);
+    const id = response.headers.get("x-stopstream-stream-id")!;
+    const { raw, error } = await readUntilCut(response);
+    expect(error).toBeDefined();
+    const first = eventsOf(raw);
+    expect(first.map((e) => e.id)).toEqual(ids(3));
+    const rest = eventsOf(await (await follow(app, id, 3)).text());
+    expect(rest[0]?.id).toBe("4");
+    expect(rest.at(-1)?.data).toBe("[DONE]");
+    const whole = eventsOf(await (await follow(app, id)).text());
+    expect([...first, ...rest]).toEqual(whole);
+    expect(contentOfEvents(whole).split(" ").length).toBeGreaterThanOrEqual(30);
+    const status = await follow(app, id, undefined, { accept: "application/json" });
+    expect(await status.json()).toEqual(expect.objectContaining({ status: "completed" }));
+  });
+
+  it("cuts any other stream too, and its upstream request stops with it", async () => {
+    const { app, requests, cancelled } = demoRelay();
+    const response = await stream(app, "caller-drop-after=3,words=200", {});
+    const { raw, error } = await readUntilCut(response);
+    expect(error).toBeDefined();
+    expect(parseSSE(raw).data).toHaveLength(3);
+    const { wordsSent } = await cancelled;
+    expect(wordsSent).toBeLessThan(200);
+    expect(requests).toHaveLength(1);
+  });
+
+  it("cuts only the POST that made the stream: a resume is never cut", async () => {
+    const { app } = resumableDemo();
+    const response = await stream(app, "caller-drop-after=2,words=10", RESUMABLE);
+    const id = response.headers.get("x-stopstream-stream-id")!;
+    await readUntilCut(response);
+    const replay = await app.request(`http://relay.test/v1/streams/${id}`, {
+      headers: { "x-demo-fault": "caller-drop-after=1" },
+    });
+    expect(eventsOf(await replay.text()).at(-1)?.data).toBe("[DONE]");
   });
 });

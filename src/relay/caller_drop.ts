@@ -1,0 +1,89 @@
+/**
+ * The demo's "drop my connection mid-answer" fault, played by the relay itself: with
+ * `x-demo-fault: caller-drop-after=N` (and only in front of the built-in demo), the relay
+ * cuts its own caller's streaming response abruptly after N events, as a network that goes
+ * away would. What happens next is the relay's usual answer to a caller who left: a
+ * resumable stream (`x-stopstream-resumable: true`) runs on, to be resumed with
+ * `GET /v1/streams/{id}`; any other stream stops its upstream request.
+ *
+ * @module
+ */
+
+import type { MiddlewareHandler } from "hono";
+import { DEMO_FAULT_HEADER, parseDemoFaults } from "../demo/upstream.ts";
+
+const DATA_LINE = /(?:^|\n)data:/;
+
+/**
+ * Middleware for `POST /v1/chat/completions` in front of the demo: applies the fault to the
+ * streaming answer the route made.
+ *
+ * @example
+ * ```ts
+ * if (demo !== undefined) app.use("/v1/chat/completions", callerDrop());
+ * ```
+ */
+export function callerDrop(): MiddlewareHandler {
+  return async (c, next) => {
+    await next();
+    const after = callerDropAfter(c.req.header(DEMO_FAULT_HEADER));
+    const response = c.res;
+    const sse = response.headers.get("content-type")?.startsWith("text/event-stream") === true;
+    if (after === undefined || !sse || response.body === null) return;
+    c.res = new Response(cutAfterEvents(response.body, after), response);
+  };
+}
+
+/** The fault's event count, if the spec asks for it (a bad spec was answered already). */
+function callerDropAfter(spec: string | undefined): number | undefined {
+  if (spec === undefined) return undefined;
+  try {
+    return parseDemoFaults(spec, 1).callerDropAfter;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `body` up to the end of its `events`-th event (comments do not count), then an error: the
+ * connection ends without the end of the chunked body. The rest is never read; the source
+ * is cancelled as when a caller leaves.
+ */
+function cutAfterEvents(
+  body: ReadableStream<Uint8Array>,
+  events: number,
+): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let seen = 0;
+  /** The text after the last complete event or comment. */
+  let tail = "";
+  let cut = false;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      // The error comes on the read after the last event: an error empties the queue.
+      if (cut) return controller.error(new Error(`the relay dropped its caller (demo fault)`));
+      const { done, value } = await reader.read();
+      if (done) return controller.close();
+      const chunk = decoder.decode(value, { stream: true });
+      const text = tail + chunk;
+      let start = 0;
+      for (let end = text.indexOf("\n\n"); end >= 0; end = text.indexOf("\n\n", start)) {
+        const block = text.slice(start, end);
+        start = end + 2;
+        if (DATA_LINE.test(block) && ++seen === events) {
+          cut = true;
+          void reader.cancel(new Error("the relay dropped its caller (demo fault)")).catch(noop);
+          return controller.enqueue(new TextEncoder().encode(chunk.slice(0, start - tail.length)));
+        }
+      }
+      tail = text.slice(start);
+      controller.enqueue(value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
+}
+
+const noop = (): void => {};
