@@ -1,15 +1,16 @@
 // The relay's playground in a real browser: headless Chromium opens the page the Worker serves
-// under `wrangler dev`, streams with the browser build of stopstream, stops mid-stream, and
-// survives a 503.
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { startWranglerDev, type WranglerDev } from "../e2e/wrangler_dev.ts";
+// under `npm start` (the demo model, resumable streams), streams with the browser build of
+// stopstream, and draws each call's timeline from what the relay narrates. Every check waits for
+// a state of the page, never for time to pass.
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import {
   CHROMIUM_INSTALL_HINT,
   CHROMIUM_PATH,
   hasChromium,
   launchChromium,
 } from "../support/chromium.ts";
+import { type StartedRelay, startRelay } from "../support/npm_start.ts";
 
 if (!hasChromium()) {
   console.warn(
@@ -19,15 +20,19 @@ if (!hasChromium()) {
 }
 
 describe.skipIf(!hasChromium())("the relay playground in headless Chromium", () => {
-  let relay: WranglerDev;
+  let relay: StartedRelay;
   let browser: Browser;
-  let page: Page;
-  const pageErrors: string[] = [];
+  let context: BrowserContext;
+  let pageErrors: string[] = [];
 
   beforeAll(async () => {
-    [relay, browser] = await Promise.all([startWranglerDev(), launchChromium()]);
-    page = await browser.newPage();
-    page.on("pageerror", (error) => pageErrors.push(String(error)));
+    [relay, browser] = await Promise.all([startRelay(), launchChromium()]);
+  });
+
+  afterEach(async () => {
+    await context?.close();
+    expect(pageErrors).toEqual([]);
+    pageErrors = [];
   });
 
   afterAll(async () => {
@@ -35,72 +40,255 @@ describe.skipIf(!hasChromium())("the relay playground in headless Chromium", () 
     await relay?.stop();
   });
 
-  async function send(prompt: string, fault: string): Promise<void> {
-    await page.goto(`${relay.url}/`);
+  /** A page of its own (a fresh context: its own sessionStorage) at `path`. */
+  async function open(path = "/", shared?: BrowserContext): Promise<Page> {
+    if (shared === undefined) context = await browser.newContext();
+    const page = await (shared ?? context).newPage();
+    page.on("pageerror", (error) => pageErrors.push(String(error)));
+    await page.goto(`${relay.url}${path}`);
+    return page;
+  }
+
+  async function send(prompt: string, fault: string): Promise<Page> {
+    const page = await open();
     await page.fill("#prompt", prompt);
     await page.selectOption("#fault", fault);
     await page.click("#send");
+    return page;
   }
 
-  const state = (): Promise<string | undefined> =>
+  const text = (page: Page, selector: string): Promise<string> =>
+    page.$eval(selector, (el) => el.textContent ?? "");
+  /** A timeline item's whole label (its bar may show a shorter one). */
+  const label = (page: Page, selector: string): Promise<string | null> =>
+    page.getAttribute(selector, "title");
+  const state = (page: Page): Promise<string | undefined> =>
     page.$eval("#status", (el) => (el as HTMLElement).dataset.state);
-  const answer = (): Promise<string> => page.$eval("#answer", (el) => el.textContent ?? "");
+  const words = async (page: Page): Promise<number> =>
+    (await text(page, "#answer")).split(" ").length;
+  const waitForWords = (page: Page, count: number): Promise<unknown> =>
+    page.waitForFunction(
+      (n) => (document.getElementById("answer")?.textContent ?? "").split(" ").length > n,
+      count,
+    );
+  /** The stream id the page shows once the relay answered. */
+  async function streamId(page: Page): Promise<string> {
+    await page.waitForSelector("#stream-row:not([hidden])");
+    return await text(page, "#stream-id");
+  }
+  /** The time (ms) the Events log gives a line that matches `pattern`. */
+  async function loggedAt(page: Page, pattern: RegExp): Promise<number> {
+    const line = (await text(page, "#log")).split("\n").find((l) => pattern.test(l));
+    return Number(/^\s*(\d+) ms/.exec(line ?? "")?.[1]);
+  }
 
-  test("a prompt streams tokens into the page, then the stream finishes", async () => {
-    await send("Hello from Chromium", "");
-    await page.waitForFunction(() =>
-      (document.getElementById("answer")?.textContent ?? "").length > 0
-    );
+  /** The answer as an undisturbed stream gives it (the demo's reply is deterministic). */
+  async function undisturbed(prompt: string, fault: string): Promise<string> {
+    const response = await fetch(`${relay.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-demo-fault": fault },
+      body: JSON.stringify({
+        model: "demo",
+        stream: true,
+        messages: [{ role: "user", content: prompt }],
+      }),
+    });
+    let answer = "";
+    for (const line of (await response.text()).split("\n")) {
+      if (!line.startsWith("data: {")) continue;
+      answer += JSON.parse(line.slice(6)).choices[0]?.delta?.content ?? "";
+    }
+    return answer;
+  }
+
+  async function streamStatus(id: string): Promise<string> {
+    const response = await fetch(`${relay.url}/v1/streams/${id}`, {
+      headers: { accept: "application/json" },
+    });
+    return ((await response.json()) as { status: string }).status;
+  }
+
+  test("a prompt streams into the page; the timeline shows the request, the first token, the answer, the end", async () => {
+    const page = await send("Hello from Chromium", "");
     await page.waitForSelector('#status[data-state="done"]');
-    expect(await answer()).toMatch(/^You said: "Hello from Chromium"\./);
-    expect(await page.textContent("#status")).toMatch(
-      /done \(stop\).*first token \d+ ms · tokens \d+/,
+    expect(await text(page, "#answer")).toMatch(/^You said: "Hello from Chromium"\./);
+    expect(await text(page, "#status")).toMatch(
+      /done \(stop\) · attempt 1 \(relay upstream requests: 1\) · first token \d+ ms · tokens \d+/,
     );
-    expect(pageErrors).toEqual([]);
+    const request = '.tl-item[data-kind="attempt"][data-attempt="1"]';
+    expect(await page.getAttribute(request, "data-outcome")).toBe("200");
+    expect(await page.getAttribute(request, "data-state")).toBe("ok");
+    expect(await label(page, '.tl-item[data-kind="answer"]')).toMatch(
+      /^first token \d+ ms · \d+ tokens$/,
+    );
+    expect(await label(page, '.tl-item[data-kind="end"]')).toMatch(/^done \d+ ms$/);
+    expect(await page.$$('.tl-item[data-kind="wait"]')).toHaveLength(0);
+    expect(await label(page, '.tl-item[data-connection="request"]')).toBe("POST → 200 · ended");
+    // Nothing to resume later: a finished answer is not followed after a reload.
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
   });
 
-  test("Stop ends the stream at once, mid-answer", async () => {
-    await send("Stop me", "words=200");
-    await page.waitForFunction(() =>
-      (document.getElementById("answer")?.textContent ?? "").split(" ").length > 5
+  test("a 503: request 1 fails, a backoff, request 2 answers, the answer arrives whole", async () => {
+    const page = await send("Survive a 503", "attempt1=status:503");
+    await page.waitForSelector('#status[data-state="done"]');
+    expect(await text(page, "#answer")).toMatch(/^You said: "Survive a 503"\./);
+    const first = '.tl-item[data-kind="attempt"][data-attempt="1"]';
+    expect(await page.getAttribute(first, "data-outcome")).toBe("503");
+    expect(await page.getAttribute(first, "data-state")).toBe("error");
+    expect(await label(page, first)).toMatch(/^#1 503 · \d+ ms$/);
+    expect(await label(page, '.tl-item[data-kind="wait"]')).toMatch(/^backoff · waited \d+ ms$/);
+    const second = '.tl-item[data-kind="attempt"][data-attempt="2"]';
+    expect(await page.getAttribute(second, "data-outcome")).toBe("200");
+    expect(await text(page, "#status")).toContain("relay upstream requests: 2");
+    expect(await text(page, "#log")).toMatch(
+      /ms {2}relay: request 1 503; backoff, request 2 in \d+ ms/,
     );
-    expect(await state()).toBe("streaming");
+  });
+
+  test("a 429 with Retry-After: 1 s counts down on the timeline, then request 2 answers", async () => {
+    const page = await send("Wait for it", "attempt1=status:429;retry-after:1");
+    const wait = '.tl-item[data-kind="wait"][data-retry-after-ms="1000"]';
+    await page.waitForSelector(wait);
+    const left = async (): Promise<number> =>
+      Number(/· ([\d.]+) s left$/.exec((await label(page, wait)) ?? "")?.[1] ?? Number.NaN);
+    const before = await left();
+    expect(before).toBeGreaterThan(0);
+    // The countdown runs: a later label says less time is left.
+    await page.waitForFunction(
+      ([selector, then]) => {
+        // What the bar shows: its whole label or a short one, both ending "<n> s left".
+        const match = /(?:^| )([\d.]+) s left$/.exec(
+          document.querySelector(selector!)?.textContent ?? "",
+        );
+        return match !== null && Number(match[1]) < Number(then);
+      },
+      [wait, String(before)],
+    );
+    await page.waitForSelector('#status[data-state="done"]');
+    expect(await label(page, wait)).toMatch(/^Retry-After 1 s · waited 1000 ms$/);
+    expect(await page.getAttribute('[data-attempt="1"]', "data-outcome")).toBe("429");
+    // The relay's own clock: request 2 answered a full second after request 1's 429.
+    const failed = await loggedAt(page, /request 1 429; Retry-After 1 s/);
+    const answered = await loggedAt(page, /request 2 to the model answered 200/);
+    expect(answered - failed).toBeGreaterThanOrEqual(1000);
+  });
+
+  test("a stall before the first token: request 1 is called stalled and closed, request 2 answers", async () => {
+    const page = await send("Stall first", "attempt1=stall-ms:4000;stall-after:0");
+    await page.waitForSelector('#status[data-state="done"]');
+    const first = '.tl-item[data-kind="attempt"][data-attempt="1"]';
+    expect(await page.getAttribute(first, "data-outcome")).toBe("timeout");
+    expect(await page.getAttribute(first, "data-phase")).toBe("first-event");
+    expect(await label(page, first)).toMatch(/^#1 stalled 1\.5 s · \d+ ms$/);
+    expect(await page.getAttribute('[data-attempt="2"]', "data-outcome")).toBe("200");
+    expect(await text(page, "#answer")).toMatch(/^You said: "Stall first"\./);
+  });
+
+  test("Stop ends the answer at once: the cancel request stops the upstream, the timeline ends at the stop", async () => {
+    const page = await send("Stop me", "words=200");
+    const id = await streamId(page);
+    await waitForWords(page, 5);
+    expect(await state(page)).toBe("streaming");
     const clicked = Date.now();
     await page.click("#stop");
     await page.waitForSelector('#status[data-state="stopped"]');
     expect(Date.now() - clicked).toBeLessThan(1_000);
-    const words = (await answer()).split(" ").length;
-    expect(words).toBeLessThan(200);
+    expect(await words(page)).toBeLessThan(200);
     expect(await page.isDisabled("#stop")).toBe(true);
     expect(await page.isEnabled("#send")).toBe(true);
-    // "stopped" is only set when the page's `for await` ended with InterruptedError: the
-    // stream is over, not merely hidden.
-    expect(await page.textContent("#log")).toContain("stopped: the request was aborted");
-    expect(pageErrors).toEqual([]);
-  });
-
-  test('"503 first": the relay retries and the answer arrives anyway', async () => {
-    await send("Survive a 503", "attempt1=status:503");
-    await page.waitForSelector('#status[data-state="done"]');
-    expect(await answer()).toMatch(/^You said: "Survive a 503"\./);
-    expect(await page.textContent("#log")).toContain(
-      "the relay retried invisibly: 2 upstream requests",
+    expect(await text(page, "#log")).toContain("stopped: the request was aborted");
+    expect(await label(page, '.tl-item[data-kind="end"]')).toMatch(/^stopped \d+ ms$/);
+    await page.waitForSelector('.tl-item[data-kind="cancel"][data-state="ok"]');
+    expect(await label(page, '.tl-item[data-kind="cancel"]')).toBe(
+      "cancel → 200 · upstream stopped",
     );
-    expect(await page.textContent("#status")).toContain("relay upstream requests: 2");
-    expect(pageErrors).toEqual([]);
+    expect(await streamStatus(id)).toBe("cancelled");
   });
 
-  test("a drop after 5 words shows the error as it happens, with the partial answer kept", async () => {
-    await send("Drop me", "drop-after=5");
+  test("drop my connection: the relay cuts the page's connection, the client resumes, the answer is whole", async () => {
+    const fault = "caller-drop-after=8,words=60";
+    const page = await send("Drop me, then resume", fault);
+    await page.waitForSelector('#status[data-state="done"]');
+    expect(await text(page, "#answer")).toBe(await undisturbed("Drop me, then resume", "words=60"));
+    expect(await text(page, "#status")).toMatch(/· resumed 1× \(gap \d+ ms\)$/);
+    const gap = '.tl-item[data-kind="gap"][data-after="8"]';
+    expect(await label(page, gap)).toMatch(/^gap \d+ ms$/);
+    expect(await page.getAttribute(gap, "data-state")).toBe("ok");
+    expect(await label(page, '[data-connection="request"]')).toBe(
+      "POST → 200 · cut before its end",
+    );
+    expect(await label(page, '[data-connection="resume"]')).toBe("GET after 8 → 200 · ended");
+    expect(await text(page, "#log")).toMatch(
+      /connection dropped after event 8; resuming in \d+ ms/,
+    );
+  });
+
+  test("a reloaded page resumes the answer it was showing, whole and once", async () => {
+    const expected = undisturbed("Reload me", "words=200");
+    const page = await send("Reload me", "words=200");
+    const id = await streamId(page);
+    await waitForWords(page, 10);
+    await page.reload();
+    await page.waitForSelector('#status[data-state="done"]');
+    expect(await text(page, "#answer")).toBe(await expected);
+    expect(await text(page, "#stream-id")).toBe(id);
+    expect(await text(page, "#log")).toContain(`following stream ${id} (the page was reloaded)`);
+    expect(await label(page, '[data-connection="follow"]')).toBe("GET (follow) → 200 · ended");
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+  });
+
+  test("a second tab follows a running answer by id to the same end", async () => {
+    const expected = undisturbed("Follow me", "words=200");
+    const first = await send("Follow me", "words=200");
+    const id = await streamId(first);
+    await waitForWords(first, 5);
+    const second = await open(`/?follow=${id}`, context);
+    await waitForWords(second, 5);
+    expect(await state(first)).toBe("streaming"); // it was following a running answer
+    await Promise.all([first, second].map((p) => p.waitForSelector('#status[data-state="done"]')));
+    expect(await text(second, "#answer")).toBe(await text(first, "#answer"));
+    expect(await text(second, "#answer")).toBe(await expected);
+  });
+
+  test("Stop in the second tab stops the answer in both", async () => {
+    const first = await send("Stop me from elsewhere", "words=200");
+    const id = await streamId(first);
+    const second = await open(`/?follow=${id}`, context);
+    await waitForWords(second, 5);
+    await second.click("#stop");
+    await second.waitForSelector('#status[data-state="stopped"]');
+    await first.waitForSelector('#status[data-state="stopped"]');
+    expect(await text(first, "#status")).toContain("stopped by a cancel request");
+    expect(await words(first)).toBeLessThan(200);
+    expect(await streamStatus(id)).toBe("cancelled");
+  });
+
+  test("the model drops mid-answer: the answer ends red, incomplete, its words kept", async () => {
+    const page = await send("Drop me", "drop-after=5");
     await page.waitForSelector('#status[data-state="error"]');
-    expect((await answer()).length).toBeGreaterThan(0);
-    expect(await page.textContent("#status")).toContain("incomplete answer");
+    expect((await text(page, "#answer")).length).toBeGreaterThan(0);
+    expect(await text(page, "#status")).toContain("incomplete answer");
+    expect(await label(page, '.tl-item[data-kind="end"]')).toMatch(/^incomplete answer \d+ ms$/);
     // The error's own sentence, once: no chain of every hop's messages.
-    const log = (await page.textContent("#log")) ?? "";
+    const log = await text(page, "#log");
     expect(log).toContain(
       "stopstream: the provider reported an error after part of the answer had arrived; that " +
         "part is kept, and sending the request again gets a complete answer",
     );
     expect(log.match(/stopstream:/g)).toHaveLength(1);
+  });
+
+  test("the page says what each fault shows", async () => {
+    const page = await open();
+    for (
+      const option of await page.$$eval(
+        "#fault option",
+        (els) => els.map((el) => el.getAttribute("value")),
+      )
+    ) {
+      await page.selectOption("#fault", option ?? "");
+      expect((await text(page, "#fault-help")).length).toBeGreaterThan(20);
+    }
+    expect(await text(page, "details")).toContain("Drop my connection mid-answer");
   });
 });

@@ -1,0 +1,276 @@
+/**
+ * The playground's timeline, as page script: one horizontal timeline per call, drawn from the
+ * relay's progress comments (its requests to the model, each wait), the client's events (the
+ * first token, the answer, a resume) and the page's own connections to the relay. Plain
+ * JavaScript kept in a string (no backticks, no `${`), served inside the page.
+ *
+ * @module
+ */
+
+/**
+ * `class Timeline`: rows of bars and marks on one time axis (ms since the call began), each
+ * bar carrying `data-kind`, `data-state` and its label, re-drawn while the call runs.
+ *
+ * @example
+ * ```ts
+ * const script = `${TIMELINE_SCRIPT}\nnew Timeline(root, "send");`;
+ * ```
+ */
+export const TIMELINE_SCRIPT: string = String.raw`
+const ROWS = [["requests", "relay → model"], ["waits", "relay waits"], ["answer", "answer"],
+  ["page", "page ↔ relay"]];
+const CHAR_PX = 6.7;
+
+const secs = (ms) => (ms % 1000 === 0 ? ms / 1000 : (ms / 1000).toFixed(1)) + " s";
+
+/** What ended a request to the model, from a progress comment's reason. */
+function outcome(note) {
+  if (note.reason === "timeout") {
+    return note.phase === "headers" ? "no answer in " + secs(+note.timeout_ms)
+      : "stalled " + secs(+note.timeout_ms);
+  }
+  if (/^\d+$/.test(note.reason)) return note.reason;
+  return { connection: "connection lost", upstream_error: "error event", protocol: "bad stream",
+    redirect: "redirect" }[note.reason] || "error";
+}
+
+class Timeline {
+  constructor(root, mode) {
+    this.root = root;
+    this.mode = mode; // "send", or "follow" (a reload or another tab: the relay's times as told)
+    this.t0 = performance.now();
+    this.items = [];
+    this.endedAt = undefined;
+    this.attempts = new Map();
+    this.maxAttempt = 0;
+    this.answer = undefined;
+    this.gap = undefined;
+    this.tokens = 0;
+    this.firstToken = undefined;
+    this.onLog = () => {};
+    root.textContent = "";
+    root.dataset.state = "running";
+    this.rows = {};
+    for (const [name, label] of ROWS) {
+      const row = document.createElement("div");
+      row.className = "tl-row";
+      row.dataset.row = name;
+      row.dataset.label = label;
+      root.append(row);
+      this.rows[name] = row;
+    }
+    this.axis = document.createElement("div");
+    this.axis.className = "tl-axis";
+    root.append(this.axis);
+    this.ticker = setInterval(() => this.render(), 100);
+    this.attempt(1, 0);
+  }
+
+  now() {
+    return Math.round(performance.now() - this.t0);
+  }
+
+  log(at, text) {
+    this.onLog(String(at).padStart(6) + " ms  " + text);
+  }
+
+  /** A bar (or, with mark: true, a mark) on a row; text(now) is its label. */
+  add(row, kind, start, fields) {
+    const el = document.createElement("div");
+    el.className = "tl-item";
+    el.dataset.kind = kind;
+    const label = document.createElement("span");
+    label.className = "tl-label";
+    el.append(label);
+    this.rows[row].append(el);
+    const item = Object.assign({ el, label, row, kind, start, end: undefined, state: "running",
+      data: {}, text: () => kind, short: () => "" }, fields);
+    this.items.push(item);
+    this.render();
+    return item;
+  }
+
+  close(item, at, state) {
+    if (item.end === undefined || item.end > at) item.end = at;
+    item.state = state;
+    this.render();
+  }
+
+  /** Request n from the relay to the model: started at start (ms), drawn until it ends. */
+  attempt(n, start) {
+    let item = this.attempts.get(n);
+    if (item !== undefined) return item;
+    item = this.add("requests", "attempt", start, {
+      text: (now, self) => "#" + n + (self.data.outcome ? " " + self.data.outcome : " …") +
+        (self.end !== undefined ? " · " + (self.end - self.start) + " ms" : ""),
+      short: (now, self) => "#" + n + (self.data.outcome ? " " + self.data.outcome : ""),
+    });
+    item.el.dataset.attempt = String(n);
+    this.attempts.set(n, item);
+    this.maxAttempt = Math.max(this.maxAttempt, n);
+    return item;
+  }
+
+  /** A progress comment from the relay: open, retry, resume or fallback. */
+  note(note) {
+    const at = +note.t || 0; // the relay's time since the call began
+    const n = +note.attempt;
+    if (note.kind === "open") {
+      const item = this.attempt(n, at);
+      item.data.outcome = note.status;
+      item.el.dataset.outcome = note.status;
+      item.state = "ok";
+      this.log(at, "relay: request " + n + " to the model answered " + note.status);
+      return this.render();
+    }
+    const failed = this.attempt(n - 1, 0);
+    failed.data.outcome = outcome(note);
+    failed.el.dataset.outcome = note.reason;
+    if (note.phase) failed.el.dataset.phase = note.phase;
+    this.close(failed, at, "error");
+    const delay = +note.delay_ms || 0;
+    const retryAfter = note.retry_after_ms === undefined ? undefined : +note.retry_after_ms;
+    this.log(at, "relay: request " + (n - 1) + " " + failed.data.outcome + "; " +
+      (note.kind === "fallback" ? "falling back to the next upstream"
+        : (retryAfter !== undefined ? "Retry-After " + secs(retryAfter) : "backoff") +
+          ", request " + n + " in " + delay + " ms"));
+    if (delay > 0) {
+      const wait = this.add("waits", "wait", at, {
+        end: at + delay,
+        short: (now, self) => this.mode === "send" && self.end > now && this.endedAt === undefined
+          ? secs(self.end - now) + " left" : (self.end - self.start) + " ms",
+        text: (now, self) => {
+          const left = self.end - now;
+          const what = retryAfter !== undefined ? "Retry-After " + secs(retryAfter) : "backoff";
+          return this.mode === "send" && left > 0 && this.endedAt === undefined
+            ? what + " · " + secs(left) + " left"
+            : what + " · waited " + (self.end - self.start) + " ms";
+        },
+      });
+      if (retryAfter !== undefined) wait.el.dataset.retryAfterMs = String(retryAfter);
+    }
+    this.attempt(n, at + delay);
+  }
+
+  /** A text, reasoning or tool-call delta reached the page. */
+  token() {
+    const at = this.now();
+    if (this.answer === undefined) {
+      this.firstToken = at;
+      this.log(at, "first token");
+      this.segment(at, "first token " + at + " ms");
+    } else if (this.gap !== undefined && this.gap.end === undefined) {
+      this.close(this.gap, at, "ok");
+      this.log(at, "resumed: the answer goes on, no word twice, none lost");
+      this.segment(at, "resumed");
+    }
+    this.tokens++;
+  }
+
+  /** A stretch of the answer: from the first token, or from a resume, to a drop or the end. */
+  segment(at, name) {
+    const from = this.tokens;
+    const count = (self) => (self.end === undefined ? this.tokens : self.data.tokens) - from;
+    this.answer = this.add("answer", "answer", at, {
+      text: (now, self) => name + " · " + count(self) + " tokens",
+      short: (now, self) => count(self) + " tokens",
+    });
+  }
+
+  /** The page's own connection to the relay (kind: request, resume, follow, cancel). */
+  connection(kind, after) {
+    const at = this.now();
+    const name = { request: "POST", resume: "GET after " + after, follow: "GET (follow)",
+      cancel: "cancel" }[kind];
+    const item = this.add("page", kind === "cancel" ? "cancel" : "connection", at, {
+      mark: kind === "cancel",
+      text: (now, self) => name + (self.data.status ? " → " + self.data.status : "") +
+        (self.data.how ? " · " + self.data.how : ""),
+      short: (now, self) => name.split(" (")[0] + (self.state === "error" ? " ✕" : ""),
+    });
+    item.el.dataset.connection = kind;
+    return item;
+  }
+
+  /** The connection dropped: a gap in the answer until the first event of the resume. */
+  dropped(lastEventId, delayMs) {
+    const at = this.now();
+    this.log(at, "connection dropped after event " + lastEventId + "; resuming in " + delayMs + " ms");
+    if (this.answer !== undefined && this.answer.end === undefined) {
+      this.answer.data.tokens = this.tokens;
+      this.close(this.answer, at, "ok");
+    }
+    this.gap = this.add("answer", "gap", at, {
+      text: (now, self) => "gap " + ((self.end ?? now) - self.start) + " ms",
+      short: () => "gap",
+    });
+    this.gap.el.dataset.after = lastEventId;
+  }
+
+  /** The call ended: state done, stopped, incomplete or failed. */
+  finish(state, text) {
+    const at = this.now();
+    this.endedAt = at;
+    for (const item of this.items) {
+      if (item.mark) continue; // a cancel's mark waits for the relay's answer
+      if (item.end === undefined) item.end = at;
+      if (item.end > at && item.kind === "wait") item.end = at;
+      if (item.state === "running") item.state = state === "done" ? "ok" : state;
+    }
+    if (this.answer !== undefined) {
+      this.answer.data.tokens = this.tokens;
+      this.answer.state = state === "done" ? "ok" : state;
+    }
+    const end = this.add("answer", "end", at, { mark: true, text: () => text + " " + at + " ms" });
+    end.state = state;
+    this.log(at, text);
+    this.root.dataset.state = state;
+    clearInterval(this.ticker);
+    this.render();
+  }
+
+  render() {
+    const now = this.endedAt ?? this.now();
+    let span = Math.max(1000, now);
+    for (const item of this.items) span = Math.max(span, item.end ?? 0);
+    span *= 1.16; // room for the label of the end
+    const width = this.rows.requests.clientWidth || 600;
+    const px = (ms) => (ms / span) * 100 + "%";
+    for (const item of this.items) {
+      const { el, label } = item;
+      el.hidden = item.start > now;
+      if (el.hidden) continue;
+      const end = item.mark ? item.start : item.end ?? now;
+      const text = item.text(now, item);
+      el.title = text; // the whole label, whatever fits on the bar
+      el.dataset.state = item.state;
+      el.style.left = px(item.start);
+      el.style.width = item.mark ? "2px" : px(Math.max(end - item.start, 0));
+      // A label that does not fit on its bar is shortened, or else goes beside it.
+      const fits = (words) => words.length * CHAR_PX + 8 <= ((end - item.start) / span) * width;
+      const short = item.short(now, item);
+      const shown = item.mark || fits(text) || short === "" || !fits(short) ? text : short;
+      if (label.textContent !== shown) label.textContent = shown;
+      el.dataset.label = item.mark || !fits(shown)
+        ? (item.start / span > (item.mark ? 0.9 : 0.62) ? "before" : "after")
+        : "inside";
+    }
+    let step = 100;
+    for (const s of [200, 250, 500, 1000, 2000, 2500, 5000, 10000, 20000, 30000, 60000]) {
+      if (span / step > 6) step = s;
+    }
+    const ticks = [];
+    for (let t = 0; t <= span; t += step) ticks.push([t, t + " ms"]);
+    if (this.axis.dataset.ticks !== ticks.join()) {
+      this.axis.dataset.ticks = ticks.join();
+      this.axis.textContent = "";
+      for (const [t, text] of ticks) {
+        const tick = document.createElement("span");
+        tick.style.left = px(t);
+        tick.textContent = text;
+        this.axis.append(tick);
+      }
+    }
+  }
+}
+`;

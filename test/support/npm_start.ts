@@ -1,0 +1,70 @@
+/**
+ * The relay as `npm start` runs it (`scripts/start.mjs`: wrangler's bundle, one workerd through
+ * Miniflare, the Durable Objects of wrangler.toml), in a child process on a free loopback port,
+ * with no `.dev.vars` (the built-in demo model). Its output stays in the child unless it fails.
+ *
+ * @module
+ */
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const READY = /stopstream relay: playground at (http:\/\/127\.0\.0\.1:\d+)\//;
+
+/**
+ * A running relay.
+ *
+ * @example
+ * ```ts
+ * const relay = await startRelay();
+ * await fetch(`${relay.url}/healthz`);
+ * await relay.stop();
+ * ```
+ */
+export interface StartedRelay {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  /** Everything it printed so far (for failure messages). */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** Starts `node scripts/start.mjs --port 0` and resolves once it printed its URL. */
+export async function startRelay(timeoutMs = 60_000): Promise<StartedRelay> {
+  const args = ["scripts/start.mjs", "--port", "0", "--env-file", "test/e2e/empty.env"];
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: ROOT,
+    // Its own process group: stop() reaches workerd too.
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout?.setEncoding("utf8").on("data", (text: string) => (output += text));
+  child.stderr?.setEncoding("utf8").on("data", (text: string) => (output += text));
+  const exited = once(child, "exit");
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    process.kill(-(child.pid as number), "SIGINT");
+    await exited;
+  };
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      void stop();
+      reject(new Error(`npm start did not print its URL within ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
+    const onData = (): void => {
+      const match = READY.exec(output);
+      if (match === null) return;
+      clearTimeout(timer);
+      resolve(match[1] as string);
+    };
+    child.stdout?.on("data", onData);
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`npm start exited early:\n${output}`));
+    });
+  });
+  return { url, output: () => output, stop };
+}
