@@ -21,7 +21,7 @@ const browser = await chromium.launch({
 });
 try {
   const page = await browser.newPage({
-    viewport: { width: 940, height: 900 },
+    viewport: { width: 940, height: 400 },
     colorScheme: "light",
   });
   await page.goto(`${relay.url}/`);
