@@ -19,6 +19,7 @@ import { renderMarkdown } from "./lib/report.mjs";
 import { relayBench } from "./lib/relay_bench.mjs";
 import { resumeBench } from "./lib/resume_bench.mjs";
 import { outageBench } from "./lib/outage_bench.mjs";
+import { measureAll as measureBundles } from "../scripts/bundle-size.mjs";
 
 const RESULTS = new URL("./results/latest.json", import.meta.url);
 const QUICK_RESULTS = new URL("./results/quick.json", import.meta.url);
@@ -168,6 +169,7 @@ async function main() {
     relay: { status: "not run" },
     resume: { status: "not run" },
     outage: { status: "not run" },
+    bundles: [],
     sectionSeconds: {},
   };
   try {
@@ -178,6 +180,10 @@ async function main() {
       results.sectionSeconds[name] = Math.round((Date.now() - t0) / 100) / 10;
       return value;
     };
+    if (!only || only.test("bundle")) {
+      results.bundles = await timed("bundle", () => measureBundles());
+      log(`  bundle size: ${results.bundles.map((b) => `${b.name} ${b.gzip} B gzip`).join(", ")}`);
+    }
     results.throughput = await timed("throughput", () => throughput(plan, server, only));
     if (!only || only.test("interrupt")) {
       results.interrupt = await timed("interrupt", () => interrupt(plan, server));

@@ -53,5 +53,8 @@ export function versions() {
     ai: version("ai"),
     "@ai-sdk/openai-compatible": version("@ai-sdk/openai-compatible"),
     "@microsoft/fetch-event-source": version("@microsoft/fetch-event-source"),
+    // The bundler of the size table.
+    esbuild: version("esbuild"),
+    hono: version("hono"),
   };
 }

@@ -2,6 +2,7 @@
 // command, or `node bench/run.mjs --report` to re-render the stored JSON).
 
 import { existsSync, readFileSync } from "node:fs";
+import { bundleHeadline } from "./bundle_report.mjs";
 import { allTables, headlineGroup, markdownTable, ms } from "./tables.mjs";
 
 const NOTES = new URL("../notes.md", import.meta.url);
@@ -43,6 +44,8 @@ function headline(results) {
       } ms (warm median, loopback).`,
     );
   }
+  const size = bundleHeadline(results);
+  if (size.length > 0) lines.push("", ...size);
   return lines;
 }
 
@@ -162,6 +165,11 @@ const METHOD = [
   "  through the other relay (a fresh isolate: nothing deposited before), with the relay's",
   "  defaults; the bound counts the budget's floor for the time the phase took plus the second",
   "  of it a new budget starts with.",
+  "- Bundle size (`scripts/bundle-size.mjs`): each package's whole public entry (`mod.ts`,",
+  '  `hono.ts`; `export * from "openai"`, `export * from "ai"`) bundled by esbuild with',
+  "  `bundle`, `minify`, ESM, browser platform; gzip at level 9 (as `gzip -9`), brotli at",
+  "  quality 11; KB = 1000 bytes. Per module: the minified bytes esbuild's metafile attributes",
+  "  to it (packages summed). `npm test` fails when the core is over its limit.",
   "- Throughput ratios are judged on wall time as the issue asks; the main-thread CPU column",
   "  (`/proc/self/task/<pid>/schedstat`) is the same ratio with time lost to other processes",
   "  removed — when they disagree, the machine was busy (see the load averages above).",

@@ -1,6 +1,7 @@
 // The result tables, as data (title, header, rows), shared by the stdout table and BENCHMARKS.md.
 
 import { ALL, INTERRUPT, PHASES, TTFD } from "./plan.mjs";
+import { bundleTables } from "./bundle_report.mjs";
 import { relayTables } from "./relay_report.mjs";
 import { resumeTables } from "./resume_bench.mjs";
 import { outageTables } from "./outage_bench.mjs";
@@ -170,6 +171,7 @@ export function allTables(results) {
     ...relayTables(results),
     ...resumeTables(results),
     ...outageTables(results),
+    ...bundleTables(results),
   ].filter(Boolean);
 }
 

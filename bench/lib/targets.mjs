@@ -1,6 +1,7 @@
 // The targets, judged on the figures of one run. Each check records what was measured,
 // the limit, and whether it was met; a target that could not be measured says why.
 
+import { bundleTargets } from "./bundle_report.mjs";
 import { relayTargets } from "./relay_report.mjs";
 import { resumeTargets } from "./resume_bench.mjs";
 import { outageTargets } from "./outage_bench.mjs";
@@ -143,5 +144,6 @@ export function evaluateTargets(results) {
   relayTargets(list, results.relay);
   resumeTargets(list, results.resume, check);
   outageTargets(list, results.outage, check);
+  bundleTargets(list, results.bundles);
   return list;
 }
