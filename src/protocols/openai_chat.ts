@@ -58,6 +58,12 @@ class OpenAIChatDecoder implements StreamDecoder {
     if (event === "error") throw upstreamError(errorEventPayload(data));
     const chunk: OpenAIChatChunk = parseEventData(data);
     if (chunk.error != null) throw upstreamError(chunk);
+    this.chunk(chunk);
+    return EVENT_PROGRESS;
+  }
+
+  /** One parsed chunk, or a whole answer in the shape of one (see `decodeMessage`). */
+  chunk(chunk: OpenAIChatChunk): void {
     const acc = this.#acc;
     if (acc.id === "" && typeof chunk.id === "string") acc.id = chunk.id;
     if (acc.model === "" && typeof chunk.model === "string") acc.model = chunk.model;
@@ -75,13 +81,6 @@ class OpenAIChatDecoder implements StreamDecoder {
       if (choice !== undefined) {
         const delta = choice.delta;
         if (delta != null) {
-          const content = delta.content;
-          if (typeof content === "string") {
-            acc.addText(content);
-            if (out.parts !== undefined && content !== "") out.part(TEXT_PART, content);
-          } else if (Array.isArray(content)) {
-            this.#parts(content);
-          }
           // Some gateways send both names with the same text: take one, never both.
           const reasoning = delta.reasoning_content ?? delta.reasoning;
           if (typeof reasoning === "string") {
@@ -89,6 +88,13 @@ class OpenAIChatDecoder implements StreamDecoder {
               ? "reasoning_content"
               : "reasoning";
             acc.addReasoning(reasoning);
+          }
+          const content = delta.content;
+          if (typeof content === "string") {
+            acc.addText(content);
+            if (out.parts !== undefined && content !== "") out.part(TEXT_PART, content);
+          } else if (Array.isArray(content)) {
+            this.#parts(content);
           }
           if (typeof delta.refusal === "string") acc.addRefusal(delta.refusal);
           if (delta.annotations != null) out.annotate(delta.annotations);
@@ -104,7 +110,6 @@ class OpenAIChatDecoder implements StreamDecoder {
       }
     }
     if (chunk.usage != null) acc.setUsage(openAIUsage(chunk.usage));
-    return EVENT_PROGRESS;
   }
 
   endedCleanly(): boolean {
@@ -175,36 +180,29 @@ export function openAIUsage(raw: OpenAIUsage): Usage {
   );
 }
 
-/** Delivers a whole `chat.completion` object (a non-streaming answer) to the accumulator. */
+/**
+ * Delivers a whole `chat.completion` object (a non-streaming answer) to the accumulator: the
+ * path of a stream of one chunk whose delta is the whole message (each tool call, complete,
+ * at its own index).
+ */
 function decodeMessage(message: unknown, acc: Accumulator): void {
   const completion = message as EventData;
-  if (typeof completion?.id === "string") acc.id = completion.id;
-  if (typeof completion?.model === "string") acc.model = completion.model;
   const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
   const m = choice?.message ?? {};
-  const reasoning = m.reasoning_content ?? m.reasoning;
-  if (typeof reasoning === "string") acc.addReasoning(reasoning);
-  if (typeof m.content === "string") acc.addText(m.content);
-  else if (Array.isArray(m.content)) {
-    for (const part of m.content) {
-      if (part?.type === "text" && typeof part.text === "string") acc.addText(part.text);
-      else if (part?.type === "thinking") acc.addReasoning(textOf(part.thinking));
-    }
-  }
-  if (typeof m.refusal === "string") acc.addRefusal(m.refusal);
-  for (const call of Array.isArray(m.tool_calls) ? m.tool_calls as OpenAIToolCallDelta[] : []) {
-    const slot = acc.startToolCall(call.id ?? "", call.function?.name ?? "", call.extra_content);
-    acc.addToolArguments(slot, call.function?.arguments ?? "");
-  }
-  if (completion?.usage != null) acc.setUsage(openAIUsage(completion.usage));
-  const finish = typeof choice?.finish_reason === "string" ? choice.finish_reason : undefined;
-  acc.setFinish(finish === undefined ? "stop" : FINISH[finish] ?? finish, finish);
+  const calls = Array.isArray(m.tool_calls)
+    ? m.tool_calls.map((call: EventData, index: number) => ({ ...call, index }))
+    : undefined;
+  new OpenAIChatDecoder(acc).chunk({
+    ...completion,
+    choices: [{
+      index: 0,
+      delta: { ...m, tool_calls: calls },
+      finish_reason: choice?.finish_reason,
+    }],
+  });
+  if (acc.finishReason === undefined) acc.setFinish("stop");
   // The message is the provider's own assistant turn: it is the output as it is.
-  const out = new ChatMessageOutput(undefined);
-  out.whole = { role: "assistant", ...m };
-  out.annotate(m.annotations);
-  out.sources(completion?.citations, completion?.search_results);
-  acc.output = out;
+  (acc.output as ChatMessageOutput).whole = { role: "assistant", ...m };
 }
 
 /** The text of Mistral's `thinking` part: a list of text chunks (or, defensively, a string). */
