@@ -6,17 +6,7 @@
  * @module
  */
 
-import type {
-  ChatResult,
-  FinishReason,
-  ReasoningDetail,
-  StreamEvent,
-  ToolCall,
-  Usage,
-} from "./types.ts";
-
-/** A signed thinking entry of `reasoningDetails`. */
-export type ThinkingDetail = Extract<ReasoningDetail, { type: "thinking" }>;
+import type { ChatResult, FinishReason, StreamEvent, ToolCall, Usage } from "./types.ts";
 
 /** Where events go when the caller iterates. */
 export interface EventSink {
@@ -24,12 +14,15 @@ export interface EventSink {
 }
 
 /**
- * Builds `result.output` (and `result.citations`) once, when the result is made, from the
- * state its protocol decoder kept while streaming: the per-event path only records where
- * things are, never copies them.
+ * Builds `result.output` (and what is derived from it: `citations`, `reasoningDetails`) once,
+ * when the result is made, from the state its protocol decoder kept while streaming: the
+ * per-event path only records where things are, never copies them.
  */
 export interface OutputAssembler {
-  /** Sets `result.output`, and `result.citations` when the answer cites sources. */
+  /**
+   * Sets `result.output`, `result.citations` when the answer cites sources, and
+   * `result.reasoningDetails` when it has signed or redacted reasoning blocks.
+   */
   build(acc: Accumulator, result: ChatResult): void;
 }
 
@@ -48,8 +41,6 @@ export class Accumulator {
   model = "";
   content = "";
   reasoning = "";
-  /** Signed and redacted reasoning blocks; stays `undefined` unless a protocol opens one. */
-  reasoningDetails: ReasoningDetail[] | undefined = undefined;
   refusal: string | undefined = undefined;
   toolCalls: ToolCall[] = [];
   finishReason: FinishReason | undefined = undefined;
@@ -69,8 +60,6 @@ export class Accumulator {
   output: OutputAssembler | undefined = undefined;
   /** The assembler of the attempt this one continues (`onPartial: "continue"`). */
   readonly previousOutput: OutputAssembler | undefined;
-  /** The thinking entry reasoning text and signature go to while its block is open. */
-  #thinking: ThinkingDetail | undefined = undefined;
 
   constructor(sink: EventSink | null, previous?: Accumulator) {
     this.sink = sink;
@@ -81,10 +70,6 @@ export class Accumulator {
       this.model = previous.model;
       this.content = previous.content;
       this.reasoning = previous.reasoning;
-      // The blocks stay in order; none is open: a new attempt starts its own.
-      if (previous.reasoningDetails !== undefined) {
-        this.reasoningDetails = previous.reasoningDetails.slice();
-      }
       this.refusal = previous.refusal;
       this.continuedFrom = previous.content.length;
       this.resumes = previous.resumes;
@@ -104,42 +89,9 @@ export class Accumulator {
   addReasoning(text: string): void {
     if (text.length === 0) return;
     this.reasoning += text;
-    if (this.#thinking !== undefined) this.#thinking.thinking += text;
     this.delivered = true;
     this.lastKind = "reasoning";
     if (this.sink !== null) this.sink.push({ type: "reasoning", text });
-  }
-
-  /**
-   * Opens a signed thinking entry in `reasoningDetails`: until {@linkcode endReasoningBlock},
-   * `addReasoning` text and `addReasoningSignature` fragments go to it as well.
-   */
-  startReasoningBlock(): ThinkingDetail {
-    const entry: ThinkingDetail = { type: "thinking", thinking: "", signature: "" };
-    this.#thinking = entry;
-    this.#addDetail(entry);
-    return entry;
-  }
-
-  /** Appends to the open thinking entry's signature (ignored when no entry is open). */
-  addReasoningSignature(signature: string): void {
-    if (this.#thinking !== undefined) this.#thinking.signature += signature;
-  }
-
-  /** Closes the open thinking entry, if any: later reasoning text is not part of it. */
-  endReasoningBlock(): void {
-    this.#thinking = undefined;
-  }
-
-  /** Adds an opaque redacted reasoning block (closing any open thinking entry). */
-  addRedactedReasoning(data: string): void {
-    this.#thinking = undefined;
-    this.#addDetail({ type: "redacted_thinking", data });
-  }
-
-  #addDetail(entry: ReasoningDetail): void {
-    if (this.reasoningDetails === undefined) this.reasoningDetails = [entry];
-    else this.reasoningDetails.push(entry);
   }
 
   /** Appends refusal text (OpenAI `delta.refusal`). */
@@ -216,9 +168,6 @@ export class Accumulator {
       finishReason,
       attempts,
     };
-    if (this.reasoningDetails !== undefined && this.reasoningDetails.length > 0) {
-      result.reasoningDetails = this.reasoningDetails;
-    }
     if (this.refusal !== undefined) result.refusal = this.refusal;
     if (this.providerFinishReason !== undefined) {
       result.providerFinishReason = this.providerFinishReason;

@@ -87,12 +87,9 @@ class AnthropicDecoder implements StreamDecoder {
             }
             break;
           }
-          case "signature_delta":
-            if (typeof delta.signature === "string") acc.addReasoningSignature(delta.signature);
-            this.#out.delta(message.index, delta);
-            break;
           default:
-            // citations_delta, and deltas of block kinds that are new: kept for `output`.
+            // signature_delta, citations_delta, and deltas of block kinds that are new: kept
+            // for `output`.
             this.#out.delta(message.index, delta);
         }
         return EVENT_PROGRESS;
@@ -186,20 +183,15 @@ class AnthropicDecoder implements StreamDecoder {
     if (isText && !this.#afterText && acc.content !== "") acc.addText("\n\n");
     this.#afterText = isText;
     this.#out.open(index, block, acc);
-    // Thinking is kept whole with its signature (the caller sends it back signed);
-    // `redacted_thinking` is opaque, not reasoning text. Server tools (web search, code
+    // Thinking is kept whole with its signature by the output (the caller sends it back
+    // signed); `redacted_thinking` is opaque, not reasoning text. Server tools (web search, code
     // execution…) run at Anthropic: only `tool_use` is a call for the caller to make.
     switch (block?.type) {
       case "text":
         if (typeof block.text === "string") this.#text(block.text);
         break;
       case "thinking":
-        acc.startReasoningBlock();
         if (typeof block.thinking === "string") acc.addReasoning(block.thinking);
-        if (typeof block.signature === "string") acc.addReasoningSignature(block.signature);
-        break;
-      case "redacted_thinking":
-        acc.addRedactedReasoning(typeof block.data === "string" ? block.data : "");
         break;
       case "tool_use": {
         const slot = acc.startToolCall(String(block.id ?? ""), String(block.name ?? ""));
@@ -212,7 +204,6 @@ class AnthropicDecoder implements StreamDecoder {
 
   #close(index: number): void {
     const acc = this.#acc;
-    acc.endReasoningBlock();
     this.#out.close(index, acc);
     const slot = this.#slots[index];
     // A tool without parameters streams no JSON at all: `{}` is what it was called with.

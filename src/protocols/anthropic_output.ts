@@ -12,7 +12,7 @@
  */
 
 import type { Accumulator, OutputAssembler } from "../accumulator.ts";
-import type { ChatResult, Citation } from "../types.ts";
+import type { ChatResult, Citation, ReasoningDetail } from "../types.ts";
 import type { EventData } from "./event_data.ts";
 import { citation, mergeDelta, parseOr } from "./output.ts";
 
@@ -138,6 +138,8 @@ export class AnthropicOutput implements OutputAssembler {
   build(acc: Accumulator, result: ChatResult): void {
     const content: EventData[] = [];
     let citations: Citation[] | undefined;
+    /** The signed and redacted reasoning blocks, in order, in their own shape. */
+    let details: ReasoningDetail[] | undefined;
     for (const record of this.#records) {
       const { block, kind } = record;
       if (kind === TEXT) {
@@ -159,12 +161,11 @@ export class AnthropicOutput implements OutputAssembler {
         }
       } else if (kind === THINKING) {
         const end = record.to === -1 ? acc.reasoning.length : record.to;
-        const signature = typeof block.signature === "string" ? block.signature : "";
-        content.push({
-          ...block,
-          thinking: acc.reasoning.slice(record.from, end),
-          signature: signature + record.tail,
-        });
+        const thinking = acc.reasoning.slice(record.from, end);
+        const signature = (typeof block.signature === "string" ? block.signature : "") +
+          record.tail;
+        content.push({ ...block, thinking, signature });
+        (details ??= []).push({ type: "thinking", thinking, signature });
       } else if (kind === TOOL) {
         const args = acc.toolCalls[record.slot]?.arguments ?? "";
         content.push({ ...block, input: parseOr(args, block.input ?? {}) });
@@ -172,9 +173,14 @@ export class AnthropicOutput implements OutputAssembler {
         content.push({ ...block, input: parseOr(record.tail, block.input ?? {}) });
       } else {
         content.push(block);
+        if (block.type === "redacted_thinking") {
+          const data = typeof block.data === "string" ? block.data : "";
+          (details ??= []).push({ type: "redacted_thinking", data });
+        }
       }
     }
     result.output = { role: "assistant", content };
     if (citations !== undefined) result.citations = citations;
+    if (details !== undefined) result.reasoningDetails = details;
   }
 }

@@ -7,6 +7,7 @@ import { HttpResponse } from "msw";
 import { describe, expect, test } from "vitest";
 import { Accumulator } from "../../src/accumulator.ts";
 import { streamChat } from "../../src/index.ts";
+import { anthropicMessages } from "../../src/protocols/anthropic_messages.ts";
 import { useMswServer } from "../support/msw.ts";
 import { anthropicWire } from "./fixtures/anthropic_wire.ts";
 import { responsesWire } from "./fixtures/responses_wire.ts";
@@ -229,21 +230,41 @@ describe("protocols without signed thinking", () => {
   );
 });
 
-describe("Accumulator reasoning blocks", () => {
-  test("reasoning text reaches only the open entry, and a closed entry gets no more", () => {
+describe("reasoning blocks", () => {
+  test("reasoning text reaches only the open block's entry, and a closed entry gets no more", () => {
     const acc = new Accumulator(null);
-    acc.addReasoning("before ");
-    expect(acc.reasoningDetails).toBeUndefined();
-    acc.startReasoningBlock();
-    acc.addReasoning("in");
-    acc.addReasoningSignature("s1");
-    acc.addReasoningSignature("s2");
-    acc.endReasoningBlock();
-    acc.addReasoning(" after");
-    acc.addReasoningSignature("ignored");
-    expect(acc.reasoning).toBe("before in after");
+    const decoder = anthropicMessages.createDecoder(acc);
+    const send = (data: Record<string, unknown>): void => {
+      decoder.onEvent(undefined, JSON.stringify(data));
+    };
+    const thinking = { type: "thinking", thinking: "", signature: "" };
+    send({ type: "content_block_start", index: 0, content_block: thinking });
+    send({
+      type: "content_block_delta",
+      index: 0,
+      delta: { type: "thinking_delta", thinking: "in" },
+    });
+    send({
+      type: "content_block_delta",
+      index: 0,
+      delta: { type: "signature_delta", signature: "s1" },
+    });
+    send({
+      type: "content_block_delta",
+      index: 0,
+      delta: { type: "signature_delta", signature: "s2" },
+    });
+    send({ type: "content_block_stop", index: 0 });
+    send({
+      type: "content_block_start",
+      index: 1,
+      content_block: { ...thinking, thinking: " after" },
+    });
+    send({ type: "content_block_stop", index: 1 });
+    expect(acc.reasoning).toBe("in after");
     expect(acc.toResult(1).reasoningDetails).toEqual([
       { type: "thinking", thinking: "in", signature: "s1s2" },
+      { type: "thinking", thinking: " after", signature: "" },
     ]);
   });
 });
