@@ -9,11 +9,10 @@
 
 import { Accumulator } from "./accumulator.ts";
 import type { CallControl } from "./call_control.ts";
-import { APIStatusError, isAPIStatusError, StreamProtocolError } from "./errors.ts";
+import { isAPIStatusError } from "./errors.ts";
 import type { ProtocolRequest } from "./protocols/protocol.ts";
 import type { CallTarget } from "./retry_loop.ts";
-import { credentialsOf, redactError } from "./redact.ts";
-import { errorInBody, headersToRecord, pickRateLimit } from "./response.ts";
+import { pickRateLimit } from "./response.ts";
 import { Attempt, type AttemptConsumer } from "./transport.ts";
 import type { ChatResult } from "./types.ts";
 
@@ -57,10 +56,11 @@ export async function requestWhole(
   attempt: number,
   maxBytes: number,
 ): Promise<ChatResult> {
-  // The same Attempt as a streaming request: a stop or a timer cancels it the same way.
+  // The same Attempt as a streaming request: a stop or a timer cancels it the same way, and
+  // no error leaves it with a credential in it.
   const request = new Attempt(control);
   try {
-    const { response, text } = await request.runWhole({
+    const { status, headers, body } = await request.runWhole({
       fetch: target.fetch,
       request: wholeRequest(target),
       protocol: target.protocol,
@@ -68,26 +68,7 @@ export async function requestWhole(
       maxEventBytes: maxBytes,
       attempt,
     }, maxBytes);
-    const headers = headersToRecord(response.headers);
-    let body: unknown = text;
-    try {
-      body = JSON.parse(text);
-    } catch (cause) {
-      if (response.ok) {
-        throw new StreamProtocolError(
-          `stopstream: the non-streaming answer is not JSON (${
-            text.replace(/\s+/g, " ").trim().slice(0, 120)
-          }); check the base URL and the protocol`,
-          { cause },
-        );
-      }
-    }
-    if (!response.ok) throw new APIStatusError(response.status, headers, body);
-    const reported = errorInBody(body, response.status, headers, target.protocol);
-    if (reported !== undefined) throw reported;
-    if (consumer.listening) {
-      consumer.push({ type: "open", attempt, status: response.status, headers });
-    }
+    if (consumer.listening) consumer.push({ type: "open", attempt, status, headers });
     const acc = new Accumulator(consumer.listening ? consumer : null);
     target.protocol.decodeMessage!(body, acc);
     const result = acc.toResult(attempt);
@@ -97,11 +78,7 @@ export async function requestWhole(
     if (rateLimit !== undefined) result.rateLimit = rateLimit;
     return result;
   } catch (error) {
-    // The body's text and JSON reach the errors built here: no credential may go with them.
-    const final = redactError(
-      control.stopError ?? request.failure ?? error,
-      credentialsOf(target.request.headers),
-    );
+    const final = control.stopError ?? request.failure ?? error;
     if (final !== null && typeof final === "object") {
       (final as { attempts?: number }).attempts = attempt;
     }

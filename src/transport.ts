@@ -28,6 +28,13 @@ export interface StreamRequest {
   headers: Headers;
 }
 
+/** A whole (non-streaming) answer: its status, headers and parsed JSON body. */
+export interface WholeAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
 /** What the retry loop hands to one attempt. */
 export interface AttemptSetup {
   fetch: typeof fetch;
@@ -94,16 +101,12 @@ export class Attempt implements Cancellable {
   }
 
   /** Sends the request and reads the stream into `acc`. */
-  async run(
+  run(
     setup: AttemptSetup,
     acc: Accumulator,
     consumer: AttemptConsumer,
   ): Promise<Record<string, string>> {
-    this.#control.current = this;
-    const watchdog = new Watchdog(this, setup.timeouts);
-    this.#watchdog = watchdog;
-    try {
-      watchdog.arm("headers");
+    return this.#guarded(setup, "headers", async (watchdog) => {
       const response = await this.#send(setup);
       const headers = headersToRecord(response.headers);
       if (!response.ok) {
@@ -120,8 +123,26 @@ export class Attempt implements Cancellable {
       stream?.opened(headers, feed, acc);
       await this.#read(response.body!, feed, consumer, watchdog);
       return headers;
+    });
+  }
+
+  /**
+   * Runs `work` as this attempt: the attempt in flight for a stop, its watchdog started in
+   * `phase` and stopped on every path, and no error leaving it with a credential in it (an
+   * upstream may echo the key it was sent).
+   */
+  async #guarded<T>(
+    setup: AttemptSetup,
+    phase: "headers" | "first-event",
+    work: (watchdog: Watchdog) => Promise<T>,
+  ): Promise<T> {
+    this.#control.current = this;
+    const watchdog = new Watchdog(this, setup.timeouts);
+    this.#watchdog = watchdog;
+    try {
+      watchdog.arm(phase);
+      return await work(watchdog);
     } catch (error) {
-      // An upstream may echo the key it was sent: no error leaves with a credential in it.
       throw redactError(error, credentialsOf(setup.request.headers));
     } finally {
       watchdog.stop();
@@ -190,26 +211,34 @@ export class Attempt implements Cancellable {
   /**
    * The non-streaming request (streaming refused): sends `setup.request` and reads the whole
    * body, at most `maxBytes`. `firstEventMs` bounds the wait for headers (such a server only
-   * answers once the whole reply is ready), then `idleMs` the silences while reading.
+   * answers once the whole reply is ready), then `idleMs` the silences while reading. Resolves
+   * with a 2xx answer's JSON body; rejects with its status or the error its body reports.
    */
-  async runWhole(
-    setup: AttemptSetup,
-    maxBytes: number,
-  ): Promise<{ response: Response; text: string }> {
-    this.#control.current = this;
-    const watchdog = new Watchdog(this, setup.timeouts);
-    this.#watchdog = watchdog;
-    try {
-      watchdog.arm("first-event");
+  runWhole(setup: AttemptSetup, maxBytes: number): Promise<WholeAnswer> {
+    return this.#guarded(setup, "first-event", async (watchdog) => {
       const response = await this.#send(setup);
       watchdog.arm("idle");
-      return { response, text: await this.#readText(response, maxBytes, watchdog) };
-    } catch (error) {
-      throw redactError(error, credentialsOf(setup.request.headers));
-    } finally {
-      watchdog.stop();
-      if (this.#control.current === this) this.#control.current = undefined;
-    }
+      const text = await this.#readText(response, maxBytes, watchdog);
+      const { ok, status } = response;
+      const headers = headersToRecord(response.headers);
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch (cause) {
+        if (ok) {
+          throw new StreamProtocolError(
+            `stopstream: the non-streaming answer is not JSON (${
+              text.replace(/\s+/g, " ").trim().slice(0, 120)
+            }); check the base URL and the protocol`,
+            { cause },
+          );
+        }
+      }
+      if (!ok) throw new APIStatusError(status, headers, body);
+      const reported = errorInBody(body, status, headers, setup.protocol);
+      if (reported !== undefined) throw reported;
+      return { status, headers, body };
+    });
   }
 
   /** Reads at most 64 KiB; JSON when it parses, text otherwise. */
