@@ -6,6 +6,7 @@
  */
 
 import { CallControl } from "./call_control.ts";
+import { interruptedMessage } from "./error_messages.ts";
 import { InterruptedError, TimeoutError } from "./errors.ts";
 import { type CallPlan, runCall } from "./retry_loop.ts";
 import type { AttemptConsumer } from "./transport.ts";
@@ -85,8 +86,7 @@ export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
           this.#stop(
             new InterruptedError(
               undefined,
-              "stopstream: the call was interrupted because the caller stopped iterating; " +
-                "nothing more is sent or read",
+              interruptedMessage("because the caller stopped iterating"),
             ),
           );
         }

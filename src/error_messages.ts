@@ -76,6 +76,57 @@ export function partialMessage(cause: unknown): string {
     "kept, and sending the request again gets a complete answer";
 }
 
+/**
+ * A `StreamProtocolError`'s sentence for an answer that is not what the protocol sends: what
+ * came, with the start of it quoted.
+ *
+ * @example
+ * ```ts
+ * malformedMessage("the non-streaming answer is not JSON", "<html>…"); // 'stopstream: the non-streaming answer is not JSON ("<html>…"); check the base URL and the protocol'
+ * ```
+ */
+export function malformedMessage(what: string, text: string): string {
+  return `stopstream: ${what}${quoted(text, 120)}; check the base URL and the protocol`;
+}
+
+/**
+ * The sentence for an SSE event or a whole answer larger than `maxEventBytes`.
+ *
+ * @example
+ * ```ts
+ * oversizedMessage("an SSE event", 1024); // "stopstream: an SSE event exceeded 1024 bytes; raise maxEventBytes if …"
+ * ```
+ */
+export function oversizedMessage(what: string, cap: number): string {
+  return `stopstream: ${what} exceeded ${cap} bytes; raise maxEventBytes if the provider sends ` +
+    "that much";
+}
+
+/**
+ * An `InterruptedError`'s sentence: who stopped the call.
+ *
+ * @example
+ * ```ts
+ * interruptedMessage("by its AbortSignal"); // "stopstream: the call was interrupted by its AbortSignal; nothing more is sent or read"
+ * ```
+ */
+export function interruptedMessage(by: string): string {
+  return `stopstream: the call was interrupted ${by}; nothing more is sent or read`;
+}
+
+/**
+ * A `ConnectionError`'s sentence for a body that ended before the stream did (mid-event or
+ * between events).
+ *
+ * @example
+ * ```ts
+ * throw new ConnectionError(CLOSED_EARLY);
+ * ```
+ */
+export const CLOSED_EARLY =
+  "stopstream: the stream ended before its terminal event (the connection closed early); " +
+  "try again";
+
 const REDIRECTED: Record<RedirectReason, string> = {
   "cross-origin": "to another origin, where the key must not go",
   loop: "in a loop",
@@ -116,9 +167,10 @@ function bodyMessage(body: unknown): string {
 }
 
 /**
- * Someone else's words (a provider's error message) inside one of our sentences: on one line,
- * without a trailing period or a `stopstream:` prefix of its own, cut after `cap` characters,
- * in parentheses with a leading space; empty text adds nothing.
+ * Someone else's words (a provider's error message, the start of a bad answer) inside one of
+ * our sentences: on one line, trimmed, without a trailing period or a `stopstream:` prefix of
+ * its own, cut after `cap` characters, in parentheses with a leading space; empty text adds
+ * nothing.
  *
  * @example
  * ```ts
@@ -126,7 +178,7 @@ function bodyMessage(body: unknown): string {
  * ```
  */
 export function quoted(text: string, cap = 200): string {
-  let said = text.replace(/\s+/g, " ").replace(/^ ?(stopstream: )+/, "").replace(/[ .]+$/, "");
+  let said = text.replace(/\s+/g, " ").replace(/^ ?(stopstream: )*/, "").replace(/[ .]+$/, "");
   if (said.length > cap) said = `${said.slice(0, cap)}…`;
   return said === "" ? "" : ` ("${said}")`;
 }

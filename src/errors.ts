@@ -11,6 +11,7 @@
  */
 
 import {
+  interruptedMessage,
   partialMessage,
   redirectMessage,
   statusMessage,
@@ -61,8 +62,7 @@ export class InterruptedError extends StopstreamError {
   /** `reason` is the abort signal's reason; it becomes the `cause`. */
   constructor(
     reason?: unknown,
-    message =
-      "stopstream: the call was interrupted by its AbortSignal; nothing more is sent or read",
+    message: string = interruptedMessage("by its AbortSignal"),
   ) {
     super(message, { cause: reason });
   }

@@ -6,6 +6,7 @@
  */
 
 import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { CLOSED_EARLY, oversizedMessage } from "./error_messages.ts";
 import { ConnectionError, isStreamProtocolError, StreamProtocolError } from "./errors.ts";
 import { EVENT_KEEPALIVE, EVENT_TERMINAL, type StreamDecoder } from "./protocols/protocol.ts";
 
@@ -66,11 +67,7 @@ export class SseFeed {
     } catch (error) {
       // A half-written event at the end of the body is a cut connection, not bad data.
       if (isStreamProtocolError(error)) {
-        throw new ConnectionError(
-          "stopstream: the stream ended in the middle of an event (the connection closed early); " +
-            "try again",
-          { cause: error },
-        );
+        throw new ConnectionError(CLOSED_EARLY, { cause: error });
       }
       throw error;
     }
@@ -175,8 +172,5 @@ class EventBudget {
 }
 
 function oversized(cap: number): StreamProtocolError {
-  return new StreamProtocolError(
-    `stopstream: an SSE event exceeded ${cap} bytes; raise maxEventBytes if the provider sends ` +
-      "events this large",
-  );
+  return new StreamProtocolError(oversizedMessage("an SSE event", cap));
 }

@@ -7,6 +7,7 @@
 
 import type { Accumulator } from "./accumulator.ts";
 import type { CallControl, Cancellable } from "./call_control.ts";
+import { CLOSED_EARLY, malformedMessage, oversizedMessage } from "./error_messages.ts";
 import { APIStatusError, ConnectionError, isRedirectError, StreamProtocolError } from "./errors.ts";
 import type { Protocol, ProtocolRequest } from "./protocols/protocol.ts";
 import { credentialsOf, redactError } from "./redact.ts";
@@ -197,14 +198,13 @@ export class Attempt implements Cancellable {
     const body = await this.#readErrorBody(response);
     const reported = errorInBody(body, response.status, headers, protocol);
     if (reported !== undefined) throw reported;
-    const text = typeof body === "string" ? body : JSON.stringify(body);
-    const snippet = text.replace(/\s+/g, " ").trim().slice(0, 120);
     throw new StreamProtocolError(
-      `stopstream: the server answered HTTP ${response.status} with ${
-        type || "no content-type"
-      } instead of an event stream${
-        snippet === "" ? "" : ` ("${snippet}")`
-      }; check the base URL and the protocol`,
+      malformedMessage(
+        `the server answered HTTP ${response.status} with ${
+          type || "no content-type"
+        } instead of an event stream`,
+        typeof body === "string" ? body : JSON.stringify(body),
+      ),
     );
   }
 
@@ -227,9 +227,7 @@ export class Attempt implements Cancellable {
       } catch (cause) {
         if (ok) {
           throw new StreamProtocolError(
-            `stopstream: the non-streaming answer is not JSON (${
-              text.replace(/\s+/g, " ").trim().slice(0, 120)
-            }); check the base URL and the protocol`,
+            malformedMessage("the non-streaming answer is not JSON", text),
             { cause },
           );
         }
@@ -270,10 +268,7 @@ export class Attempt implements Cancellable {
         if (done) return text + decoder.decode();
         bytes += value.byteLength;
         if (bytes > maxBytes && watchdog !== undefined) {
-          throw new StreamProtocolError(
-            `stopstream: the non-streaming answer exceeded ${maxBytes} bytes; raise maxEventBytes ` +
-              "if answers this large are expected",
-          );
+          throw new StreamProtocolError(oversizedMessage("the non-streaming answer", maxBytes));
         }
         text += decoder.decode(value, STREAM);
         if (bytes >= maxBytes) return text.slice(0, maxBytes);
@@ -331,10 +326,7 @@ export class Attempt implements Cancellable {
       }
       feed.end(text.decode());
       if (!feed.terminal && !feed.decoder.endedCleanly()) {
-        throw new ConnectionError(
-          "stopstream: the stream ended before its terminal event (the connection closed early); " +
-            "try again",
-        );
+        throw new ConnectionError(CLOSED_EARLY);
       }
     } finally {
       if (finished) releaseAfterTerminal(reader);

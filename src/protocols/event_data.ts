@@ -5,6 +5,7 @@
  * @module
  */
 
+import { malformedMessage } from "../error_messages.ts";
 import { StreamProtocolError } from "../errors.ts";
 
 /**
@@ -28,21 +29,17 @@ export function parseEventData(data: string): EventData {
   try {
     value = JSON.parse(data);
   } catch (cause) {
-    throw new StreamProtocolError(
-      `stopstream: the server sent a data line that is not JSON (${
-        snippet(data)
-      }); check the base URL and the protocol`,
-      { cause },
-    );
+    throw notAnObject(data, cause);
   }
-  if (value === null || typeof value !== "object") {
-    throw new StreamProtocolError(
-      `stopstream: the server sent a data line that is not a JSON object (${
-        snippet(data)
-      }); check the base URL and the protocol`,
-    );
-  }
+  if (value === null || typeof value !== "object") throw notAnObject(data, undefined);
   return value;
+}
+
+function notAnObject(data: string, cause: unknown): StreamProtocolError {
+  return new StreamProtocolError(
+    malformedMessage("the server sent a data line that is not a JSON object", data),
+    { cause },
+  );
 }
 
 /**
@@ -65,10 +62,4 @@ export function errorEventPayload(data: string): EventData {
   }
   // Without the prefix: this becomes the provider's message inside an UpstreamStreamError.
   return data === "" ? "an error event without data" : data;
-}
-
-/** The start of a bad data line, on one line: enough to recognise it. */
-function snippet(data: string): string {
-  const line = data.replace(/\s+/g, " ").trim();
-  return line.length > 120 ? `${line.slice(0, 120)}…` : line;
 }
