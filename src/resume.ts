@@ -29,6 +29,7 @@ import {
   StreamProtocolError,
 } from "./errors.ts";
 import { joinURL } from "./protocols/request.ts";
+import { fetchFollowing } from "./redirects.ts";
 import type { CallTarget } from "./retry_loop.ts";
 import { isRetryable } from "./retry_policy.ts";
 import type { SseFeed } from "./sse_feed.ts";
@@ -175,17 +176,14 @@ export class Resumption implements AttemptStream, Cancellable {
     const id = this.#background ? this.#responseId() : this.#streamId;
     if (id === undefined) return; // no response.created yet: nothing to name
     const url = this.#url(this.#background ? "responses" : "streams", id, "/cancel");
-    const init: RequestInit = {
+    // Redirects by hand, as for every request that carries the key: fetch would follow one to
+    // another origin with `x-api-key` (or Azure's `api-key`) still on it. Best effort: a refused
+    // redirect, like a fetch that throws, only means the cancel did not reach the server.
+    fetchFollowing(this.#target.fetch, url, {
       method: "POST",
       headers: this.#headers("application/json"),
       signal: AbortSignal.timeout(CANCEL_TIMEOUT_MS),
-    };
-    try {
-      const fetchFn = this.#target.fetch; // called unbound, as in the transport
-      fetchFn(url, init).then((response) => response.body?.cancel(), noop).catch(noop);
-    } catch {
-      // A fetch that throws at once: the cancel is best effort.
-    }
+    }).then((response) => response.body?.cancel(), noop).catch(noop);
   }
 
   /** Where the stream stands after what was processed, if the next connection can prove it. */

@@ -120,6 +120,44 @@ describe("redirects", () => {
     ]);
   });
 
+  test("a stop's cancel request redirected to another origin sends nothing there", async () => {
+    // A resumable relay stream: a stop cancels it with POST {baseURL}/streams/{id}/cancel,
+    // carrying the key (here in Azure's `api-key`, which fetch would carry across origins).
+    const other = await serve(answer);
+    const relay = await serve((request) => {
+      const { pathname } = new URL(request.url);
+      if (pathname.endsWith("/cancel")) return redirect(307, `${other.url}${pathname}`)();
+      const open = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(`id: 1\n${sse(chunk({ content: "hi" }))}`));
+        },
+      });
+      return new Response(open, {
+        headers: { "content-type": "text/event-stream", "x-stopstream-stream-id": "strm_1" },
+      });
+    });
+    const cancels: Array<Promise<Response>> = [];
+    const recording = (input: RequestInfo | URL, init?: RequestInit) => {
+      const sent = fetch(input, init);
+      if (String(input).endsWith("/cancel")) cancels.push(sent);
+      return sent;
+    };
+    const stream = call(`${relay.url}/v1`, { headers: { "api-key": KEY }, fetch: recording });
+    for await (const event of stream) if (event.type === "text") break;
+    await relay.request(2);
+    // The cancel is sent unawaited: its 307 is in hand once the fetch that got it has settled,
+    // and by then a followed redirect would have reached the other origin.
+    expect(cancels).toHaveLength(1);
+    expect((await cancels[0]!).status).toBe(307);
+    expect(relay.requests()[1]).toMatchObject({
+      method: "POST",
+      path: "/v1/streams/strm_1/cancel",
+    });
+    expect(relay.requests()[1]!.headers.get("api-key")).toBe(KEY);
+    expect(other.requests()).toHaveLength(0);
+    expect(cancels).toHaveLength(1);
+  });
+
   test("a 3xx without a Location header is an APIStatusError like any other status", async () => {
     const server = await serve(() => new Response("moved", { status: 302 }));
     const error = await call(`${server.url}/v1`, { maxRetries: 0 }).result.catch((e: unknown) => e);
