@@ -24,8 +24,8 @@ const MIN_SECRET = 8;
 const CREDENTIAL_HEADER = /auth|key|token|secret|password/i;
 /** What a key, or a key echoed masked (`sk-proj-****wxyz`), is made of. */
 const TOKEN_CHAR = /[\w*-]/;
-/** Fields of stopstream's errors that hold what a provider sent. */
-const CARRIED = ["body", "data", "providerMessage"] as const;
+/** Fields of stopstream's errors that hold an object a server sent: redacted as its JSON. */
+const CARRIED = new Set(["body", "data", "headers"]);
 
 /**
  * `text` with every occurrence of a secret — or of a secret's first 8 characters, with the rest
@@ -108,8 +108,9 @@ export function credentialsOf(headers: Headers): string[] {
 }
 
 /**
- * Redacts `secrets` from an error, in place: its message and stack, the `body`, `data` and
- * `providerMessage` it carries (an upstream's error body, an in-stream error), and its `cause`
+ * Redacts `secrets` from an error, in place: its message and stack, every string field (a
+ * `providerMessage`, a `RedirectError`'s `targetOrigin`), the `body`, `data` and `headers` it
+ * carries (an upstream's error body and response headers, an in-stream error), and its `cause`
  * chain.
  *
  * @example
@@ -124,8 +125,14 @@ export function redactError<T>(error: T, secrets: readonly string[]): T {
     const { stack } = target; // formatted now, with the message as it was
     target.message = redact(target.message, secrets);
     if (typeof stack === "string") target.stack = redact(stack, secrets);
-    for (const field of CARRIED) {
-      if (target[field] !== undefined) target[field] = redactValue(target[field], secrets);
+    // Every field, not a list of the known ones: a server's words reach more of them than the
+    // body (a response header echoing the key, a redirect's target). Written only when changed:
+    // a cause from elsewhere may have fields that cannot be.
+    for (const field of Object.keys(target)) {
+      const value = target[field];
+      if (typeof value !== "string" && !(CARRIED.has(field) && value != null)) continue;
+      const clean = redactValue(value, secrets);
+      if (clean !== value) target[field] = clean;
     }
     current = target.cause;
   }

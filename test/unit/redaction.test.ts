@@ -1,10 +1,12 @@
 /**
  * Secrets are redacted before anything is cut: whatever an upstream echoes, and wherever a cut
  * falls (200 characters of a message, 64 KiB of an error body), no 8-character prefix of the
- * key a request carried survives in an exception: message, stack, body, data, cause.
+ * key a request carried survives in an exception: message, stack, every field (body, data,
+ * headers, a redirect's target…), cause.
  */
 
 import { describe, expect, test } from "vitest";
+import type { APIStatusError, RedirectError } from "../../src/errors.ts";
 import { excerpt, redact } from "../../src/redact.ts";
 import { streamChat } from "../../src/stream_chat.ts";
 import type { StreamChatOptions } from "../../src/types.ts";
@@ -13,13 +15,12 @@ import { chunk, sse } from "../support/sse.ts";
 const KEY = "sk-proj-Zq3Xv9Lm2Rt8Wy4Nb6Hc1Kd5Fg7Jp0Ts";
 const HEAD = KEY.slice(0, 8);
 
-/** Every string an error carries, down its cause chain. */
+/** Every string an error carries, in any of its fields, down its cause chain. */
 function textsOf(error: unknown): string[] {
   const texts: string[] = [];
   for (let e = error; e instanceof Error; e = e.cause) {
-    const { body, data, providerMessage } = e as unknown as Record<string, unknown>;
-    texts.push(e.message, e.stack ?? "", JSON.stringify(body) ?? "", JSON.stringify(data) ?? "");
-    if (typeof providerMessage === "string") texts.push(providerMessage);
+    texts.push(e.message, e.stack ?? "");
+    for (const value of Object.values(e)) texts.push(JSON.stringify(value) ?? "");
   }
   return texts;
 }
@@ -130,6 +131,28 @@ describe("the client never puts its key in an exception", () => {
       expect((error as Error).name).toBe("StreamProtocolError");
       for (const t of textsOf(error)) expect(t).not.toContain(HEAD);
     }
+  });
+
+  test("a response header of an HTTP error echoing the key", async () => {
+    const echo = () =>
+      Response.json({ error: { message: "bad key" } }, {
+        status: 401,
+        headers: { "x-echo": `key=${KEY}` },
+      });
+    const error = await errorFor([echo]);
+    expect((error as APIStatusError).headers["x-echo"]).toBe("key=[redacted]");
+    for (const t of textsOf(error)) expect(t).not.toContain(HEAD);
+  });
+
+  test("a redirect to another origin whose host name carries the key: its targetOrigin too", async () => {
+    // A URL's host is lower-cased: this key's first 8 characters survive it.
+    const host = `${KEY.toLowerCase()}.evil.test`;
+    const away = () =>
+      new Response(null, { status: 307, headers: { location: `https://${host}/v1` } });
+    const error = await errorFor([away]);
+    expect((error as RedirectError).reason).toBe("cross-origin");
+    expect((error as RedirectError).targetOrigin).toBe("https://[redacted].evil.test");
+    for (const t of textsOf(error)) expect(t).not.toContain(HEAD);
   });
 
   test("a key sent in a custom header is redacted too", async () => {
