@@ -11,10 +11,13 @@
  *   `POST {baseURL}/responses/{id}/cancel`.
  *
  * A resume is not a new answer: the new connection feeds the same decoder and accumulator, so
- * tool-call slots and open blocks carry over. Its first event must be the one right after the
- * last event processed (both servers number events with consecutive integers); a server that
- * ignored the position and replays from the start, a gap, or an event without a number ends
- * the call as a stream that could not be resumed: never a duplicate, never a gap.
+ * tool-call slots and open blocks carry over. Both servers number events with consecutive
+ * integers (the relay from 1), so a resumed connection is checked twice, at no cost per event:
+ * its first event must be the one right after the last event processed (a server that ignored
+ * the position and replays from the start is refused before anything repeats), and when it
+ * ends or drops, the events it fed must take the number exactly that far (a server that left
+ * events out, or repeated some, further on). Either, or an event without a number, ends the
+ * call as a stream that could not be resumed.
  *
  * @module
  */
@@ -82,6 +85,10 @@ export class Resumption implements AttemptStream, Cancellable {
   #open = false;
   /** While resuming: the event the next connection starts after (`""`: from the start). */
   #after: string | undefined = undefined;
+  /** `feed.events` when `#after` was taken: what a resumed connection fed is counted from it. */
+  #fed = 0;
+  /** A resumed connection that did not feed its events in order: the call's failure. */
+  #refused: StreamProtocolError | undefined = undefined;
   /** The failure that cut the stream: the call's failure when it cannot be resumed after all. */
   #cut: unknown = undefined;
 
@@ -138,16 +145,25 @@ export class Resumption implements AttemptStream, Cancellable {
    */
   resumeAfter(error: unknown, exhausted: boolean): string | undefined {
     const feed = this.#feed;
-    if (feed === undefined || exhausted) return undefined;
+    if (feed === undefined) return undefined;
+    const after = this.#position(feed);
+    this.#refused = this.#outOfOrder(feed, after);
+    if (this.#refused !== undefined || exhausted) return undefined;
     // A drop, a stall, a passing failure of a resume. An error the stream itself reported is
     // stored on the server with it: resuming would only replay it.
     if (!isRetryable(error) || isUpstreamStreamError(error)) return undefined;
-    const after = this.#position(feed);
     if (after === undefined) return undefined;
     if (this.#open || this.#cut === undefined) this.#cut = error;
     this.#open = false;
     this.#after = after;
+    this.#fed = feed.events;
     return after;
+  }
+
+  /** The stream ended: a resumed one must have fed every event up to its last, once. */
+  ended(feed: SseFeed): void {
+    const refused = this.#outOfOrder(feed, this.#position(feed));
+    if (refused !== undefined) throw refused;
   }
 
   /**
@@ -158,6 +174,8 @@ export class Resumption implements AttemptStream, Cancellable {
     const gone = this.#after !== undefined && isAPIStatusError(error) &&
       (error.status === 404 || error.status === 410);
     const cut = this.#cut;
+    const refused = this.#refused;
+    this.#refused = undefined;
     this.#feed = undefined;
     this.#acc = undefined;
     this.#streamId = undefined;
@@ -165,7 +183,7 @@ export class Resumption implements AttemptStream, Cancellable {
     this.#cut = undefined;
     this.#open = false;
     if (this.#control.remote === this) this.#control.remote = undefined;
-    return gone ? cut : error;
+    return refused ?? (gone ? cut : error);
   }
 
   /** The caller stopped (`CallControl.stop`, once): cancels the stream on the server, unawaited. */
@@ -206,21 +224,37 @@ export class Resumption implements AttemptStream, Cancellable {
     return STREAM_ID.test(id) ? id : undefined;
   }
 
-  /** The check of a resumed connection's first event: the one right after `after`. */
-  #expectNext(after: string): ((message: EventSourceMessage) => void) | undefined {
-    if (after === "") return undefined;
+  /**
+   * While resuming: whether the events fed since `#after` take the stream exactly to `at` (a
+   * count and a compare, once per connection); the refusal when they do not.
+   */
+  #outOfOrder(feed: SseFeed, at: string | undefined): StreamProtocolError | undefined {
+    const after = this.#after;
+    if (after === undefined) return undefined;
+    const count = feed.events - this.#fed;
+    // `at` is a checked decimal integer, or `""` before the first event (as `after` may be).
+    if (at !== undefined && Number(at) === Number(after) + count) return undefined;
+    return refused(
+      `fed ${count} events after event ${after || 0} but ended at event ${at ?? "unnumbered"}, ` +
+        "so part of the answer is missing or repeated",
+      this.#background,
+    );
+  }
+
+  /** The check of a resumed connection's first event: the one right after `after` (`""`: 1). */
+  #expectNext(after: string): (message: EventSourceMessage) => void {
     const next = Number(after) + 1;
     if (this.#background) {
       return (message) => {
         // An `event: error` with plain text is the server's report, not a repeat.
         if (message.event === "error") return;
         const got = sequenceNumber(message.data);
-        if (got !== next) throw notNext(after, got, "starting_after");
+        if (got !== next) throw notNext(after, got, true);
       };
     }
     const expected = String(next);
     return (message) => {
-      if (message.id !== expected) throw notNext(after, message.id, "Last-Event-ID");
+      if (message.id !== expected) throw notNext(after, message.id, false);
     };
   }
 
@@ -245,10 +279,20 @@ function sequenceNumber(data: string): unknown {
   }
 }
 
-function notNext(after: string, got: unknown, position: string): StreamProtocolError {
+function notNext(after: string, got: unknown, background: boolean): StreamProtocolError {
+  return refused(
+    `did not start right after event ${after || 0} (its first event is ${
+      got === undefined ? "unnumbered" : got
+    }), so it was not read: it would repeat or skip part of the answer`,
+    background,
+  );
+}
+
+/** A resumed stream refused for `what` it did, naming what the server must honour. */
+function refused(what: string, background: boolean): StreamProtocolError {
   return new StreamProtocolError(
-    `stopstream: the resumed stream did not start right after event ${after} (its first event ` +
-      `is ${got === undefined ? "unnumbered" : got}), so it was not read: it would repeat or ` +
-      `skip part of the answer; the server must honour ${position}`,
+    `stopstream: the resumed stream ${what}; the server must honour ${
+      background ? "starting_after" : "Last-Event-ID"
+    }`,
   );
 }

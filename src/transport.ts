@@ -54,6 +54,8 @@ export interface AttemptStream {
   readonly feed: SseFeed | undefined;
   /** A response is a stream and its body is about to be read into `feed`. */
   opened(headers: Record<string, string>, feed: SseFeed, acc: Accumulator): void;
+  /** `feed` was read to the stream's end; throws when a resumed stream did not add up. */
+  ended(feed: SseFeed): void;
 }
 
 /** The consumer side, for events and backpressure. */
@@ -123,6 +125,7 @@ export class Attempt implements Cancellable {
         new SseFeed(setup.protocol.createDecoder(acc), setup.maxEventBytes);
       stream?.opened(headers, feed, acc);
       await this.#read(response.body!, feed, consumer, watchdog);
+      stream?.ended(feed);
       return headers;
     });
   }

@@ -14,7 +14,7 @@
  * Every connection to the stream (the POST that starts it, then each resume) follows its
  * entry in a script: end or cut after some event (half of the next one sent, then the body
  * ended or the socket destroyed), stall, answer a status, replay from the start or leave
- * events out whatever the client asked for, or hold the headers.
+ * events out (at its start or further on) whatever the client asked for, or hold the headers.
  *
  * @module
  */
@@ -46,6 +46,8 @@ export interface Connection {
   fromStart?: boolean;
   /** Leave out this many events after the position the client asked for (a gap). */
   skip?: number;
+  /** Leave out the events at these indexes (0-based, over the whole stream): a gap further on. */
+  omit?: readonly number[];
   /** Send no headers until the client goes away. */
   hold?: boolean;
   /** Send no event id on this connection (relay only). */
@@ -200,6 +202,7 @@ function scriptedStream(
   let halfSent = false;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
+      while (step.omit?.includes(next)) next++;
       if (next < stop) return controller.enqueue(encoder.encode(blocks[next++]!));
       if (step.endAt !== undefined || step.cutAt !== undefined) {
         const block = blocks[stop];

@@ -142,6 +142,21 @@ describe("resuming an OpenAI Responses background response", () => {
     expect(ofType(events, "text")).toHaveLength(2);
   });
 
+  test("a resumed response that leaves out a sequence_number further on is refused when it ends", async () => {
+    // Resumed after 4: 5, 7, 8, 9, 10 (the third text delta, 6, is left out; the recording's
+    // block 6 is a keep-alive comment, so it is block 7).
+    const server = await serve(TEXT, [{ endAt: 5 }, { omit: [7] }]);
+    const { events, result } = await collect(
+      streamChat(options(server, { onPartial: "return" })),
+    );
+    expect(result?.partial).toBe(true);
+    expect(result?.error).toBeInstanceOf(StreamProtocolError);
+    expect(result?.error?.message).toMatch(
+      /fed 5 events after event 4 but ended at event 10.*starting_after/,
+    );
+    expect(ofType(events, "text")).toHaveLength(2);
+  });
+
   test("a resume answered 404 fails as the cut did", async () => {
     const server = await serve(TEXT, [{ endAt: 6 }, { status: 404 }]);
     const error = await streamChat(options(server)).result.catch((e: unknown) => e);

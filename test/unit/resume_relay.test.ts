@@ -278,6 +278,47 @@ describe("what a resume cannot continue ends as a partial stream, never with a d
     expect((error as PartialStreamError).partial.content).toBe(WORDS.slice(0, 3).join(""));
   });
 
+  test("a resumed connection that leaves events out further on is refused when it ends", async () => {
+    // Resumed after event 4; events 7 and 8 (the words "six " and "seven ") never come.
+    const server = await serve(TEXT, [{ endAt: 4 }, { omit: [6, 7] }]);
+    const { events, result } = await collect(
+      streamChat(options(server, { onPartial: "return" })),
+    );
+    expect(result?.partial).toBe(true);
+    expect(result?.error).toBeInstanceOf(StreamProtocolError);
+    expect(result?.error?.message).toMatch(
+      /fed 10 events after event 4 but ended at event 16, so part of the answer is missing .*Last-Event-ID/,
+    );
+    // Checked once per connection, not per event: what arrived is kept as it came, the hole
+    // included, and the error says it is not the answer.
+    const arrived = [...WORDS.slice(0, 5), ...WORDS.slice(7)];
+    expect(ofType(events, "text").map((e) => e.text)).toEqual(arrived);
+    expect(result?.content).toBe(arrived.join(""));
+    expect(ofType(events, "finish").map((e) => e.result.partial)).toEqual([true]);
+  });
+
+  test("a resumed connection that left events out and drops again is not resumed over the gap", async () => {
+    // Resumed after event 4: events 5, 6, 8, 9, then a cut.
+    const server = await serve(TEXT, [{ endAt: 4 }, { omit: [6], endAt: 9 }, {}]);
+    const error = await streamChat(options(server)).result.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PartialStreamError);
+    const cause = (error as PartialStreamError).cause as StreamProtocolError;
+    expect(cause).toBeInstanceOf(StreamProtocolError);
+    expect(cause.message).toMatch(/fed 4 events after event 4 but ended at event 9/);
+    expect(server.connections).toHaveLength(2);
+  });
+
+  test("a stream resumed from its start (nothing had arrived) must begin at event 1", async () => {
+    const server = await serve(TEXT, [{ endAt: 0 }, { skip: 2 }]);
+    const { events, error } = await collect(streamChat(options(server)));
+    expect(error).toBeInstanceOf(StreamProtocolError);
+    expect((error as StreamProtocolError).message).toMatch(
+      /did not start right after event 0 \(its first event is 3\)/,
+    );
+    expect(ofType(events, "text")).toHaveLength(0);
+    expect(server.connections.map((c) => c.headers.get("last-event-id"))).toEqual([null, null]);
+  });
+
   test("a stream id that would not stay one URL path segment is not used", async () => {
     const server = await serve(TEXT, [{ endAt: 4, headers: { "x-stopstream-stream-id": ".." } }]);
     const error = await streamChat(options(server)).result.catch((e: unknown) => e);
