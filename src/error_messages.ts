@@ -132,6 +132,8 @@ const REDIRECTED: Record<RedirectReason, string> = {
   loop: "in a loop",
   "too-many": "more than 5 times",
   opaque: "(the browser hides where to)",
+  credentials: "to a URL with credentials in it",
+  "see-other": "with a 303, which asks for a GET instead",
 };
 
 /**

@@ -216,14 +216,21 @@ export class PartialStreamError extends StopstreamError {
 }
 
 /** Why a {@linkcode RedirectError} was thrown. */
-export type RedirectReason = "cross-origin" | "loop" | "too-many" | "opaque";
+export type RedirectReason =
+  | "cross-origin"
+  | "loop"
+  | "too-many"
+  | "opaque"
+  | "credentials"
+  | "see-other";
 
 /**
  * The server redirected the request somewhere stopstream will not follow: to another origin
- * (where the credentials must not go), in a loop, more than 5 times, or — in a browser — at all
- * (the browser hides where an opaque redirect points). Same-origin redirects are followed, up to
- * 5, with the same method, headers and body. Never retried: the same request would be
- * redirected the same way.
+ * (where the credentials must not go), to a URL with credentials in it (`user:pw@`), in a loop,
+ * more than 5 times, with a 303 See Other (which asks for a `GET` instead of the `POST`), or — in
+ * a browser — at all (the browser hides where an opaque redirect points). Other same-origin
+ * redirects are followed, up to 5, with the same method, headers and body. Never retried: the
+ * same request would be redirected the same way.
  *
  * @example
  * ```ts
@@ -233,7 +240,10 @@ export type RedirectReason = "cross-origin" | "loop" | "too-many" | "opaque";
 export class RedirectError extends StopstreamError {
   /** `"RedirectError"`. */
   override name = "RedirectError";
-  /** Another origin, a loop, a sixth redirect, or a browser's opaque redirect. */
+  /**
+   * Another origin, a loop, a sixth redirect, a browser's opaque redirect, a URL with
+   * credentials, or a 303 on a `POST`.
+   */
   declare readonly reason: RedirectReason;
   /** The redirect's status (301, 302, 303, 307, 308), or 0 for a browser's opaque redirect. */
   declare readonly status: number;

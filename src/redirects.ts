@@ -2,7 +2,8 @@
  * Redirects, followed by hand. `fetch` would follow them itself, but on a redirect to another
  * origin it strips only `Authorization`: an Anthropic key in `x-api-key` went along. And a
  * redirect loop ended in a network error, which was retried. So requests go out with
- * `redirect: "manual"` and only same-origin redirects are followed.
+ * `redirect: "manual"` and only same-origin redirects are followed. Whatever is not followed is
+ * a `RedirectError`, which is never retried: the same request would be redirected the same way.
  *
  * @module
  */
@@ -16,9 +17,9 @@ const noop = (): void => {};
 
 /**
  * `fetchFn(url, init)`, following same-origin redirects (up to 5) with the same method, headers
- * and body. A redirect to another origin, a loop, a sixth redirect or a browser's opaque
- * redirect rejects with a {@linkcode RedirectError}; a 3xx without a usable `Location` is
- * returned as it is.
+ * and body. A redirect to another origin or to a URL with credentials in it, a loop, a sixth
+ * redirect, a 303 See Other on anything but a `GET`, or a browser's opaque redirect rejects with
+ * a {@linkcode RedirectError}; a 3xx without a usable `Location` is returned as it is.
  *
  * @example
  * ```ts
@@ -43,6 +44,16 @@ export async function fetchFollowing(
     const { status } = response;
     if (target.origin !== new URL(current).origin) {
       throw new RedirectError("cross-origin", status, target.origin);
+    }
+    // `user:pw@` passes the origin check, but fetch refuses such a URL with a TypeError, which
+    // would pass for a lost connection and be retried.
+    if (target.username !== "" || target.password !== "") {
+      throw new RedirectError("credentials", status, target.origin);
+    }
+    // A 303 means "GET the answer over there" (fetch would switch to GET and drop the body):
+    // never what a POST to an LLM API wants, and re-sending the POST is not what it asks.
+    if (status === 303 && init.method !== "GET") {
+      throw new RedirectError("see-other", status, target.origin);
     }
     if (visited.includes(target.href)) throw new RedirectError("loop", status, target.origin);
     if (visited.length > MAX_REDIRECTS) throw new RedirectError("too-many", status, target.origin);

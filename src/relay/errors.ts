@@ -206,8 +206,9 @@ function classify(
       what: "the upstream redirected the request",
       failure: {
         status: 502,
-        message: "The upstream redirected the request to another origin, which the relay does " +
-          "not follow; check the relay's upstream base URL (the relay log has the target).",
+        message: "The upstream redirected the request where the relay does not follow it " +
+          "(another origin, a loop, a 303); check the relay's upstream base URL (the relay " +
+          "log has the target).",
         type: "upstream_error",
         code: "upstream_redirect",
       },

@@ -7,6 +7,7 @@
 
 import { afterEach, describe, expect, test } from "vitest";
 import { isRedirectError, RedirectError, streamChat } from "../../src/index.ts";
+import { fetchFollowing } from "../../src/redirects.ts";
 import { type NodeServer, startNodeServer } from "../support/node_server.ts";
 import { chunk, DONE, sse } from "../support/sse.ts";
 
@@ -65,12 +66,12 @@ describe("redirects", () => {
     expect(fallback.requests()).toHaveLength(0);
   });
 
-  test("same-origin redirects (301, 302, 303, 307, 308) are followed with the same method, headers and body", async () => {
+  test("same-origin redirects (301, 302, 307, 308) are followed with the same method, headers and body", async () => {
     const bodies: string[] = [];
     const server = await serve(async (request) => {
       bodies.push(await request.text());
       const hop = Number(new URL(request.url).pathname.split("/")[1]);
-      const statuses = [301, 302, 303, 307, 308];
+      const statuses = [301, 302, 307, 308];
       return hop < statuses.length
         ? redirect(statuses[hop]!, `/${hop + 1}/v1/chat/completions`)()
         : answer();
@@ -79,7 +80,7 @@ describe("redirects", () => {
     expect(result.content).toBe("ok");
     const requests = server.requests();
     expect(requests.map((r) => r.path)).toEqual(
-      [0, 1, 2, 3, 4, 5].map((n) => `/${n}/v1/chat/completions`),
+      [0, 1, 2, 3, 4].map((n) => `/${n}/v1/chat/completions`),
     );
     for (const request of requests) {
       expect(request.method).toBe("POST");
@@ -89,6 +90,43 @@ describe("redirects", () => {
     }
     expect(new Set(bodies).size).toBe(1);
     expect(JSON.parse(bodies[0]!)).toMatchObject({ model: "m", stream: true });
+  });
+
+  test("a 303 See Other on the POST is a RedirectError (see-other): nothing is sent again, as POST or GET", async () => {
+    const server = await serve((request) =>
+      new URL(request.url).pathname === "/v1/chat/completions"
+        ? redirect(303, "/v1/result")()
+        : answer()
+    );
+    const error = await call(`${server.url}/v1`).result.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RedirectError);
+    expect(error).toMatchObject({ reason: "see-other", status: 303, targetOrigin: server.url });
+    expect((error as RedirectError).message).toMatch(/with a 303, which asks for a GET instead/);
+    expect((error as RedirectError).attempts).toBe(1);
+    expect(server.requests().map((r) => `${r.method} ${r.path}`)).toEqual([
+      "POST /v1/chat/completions",
+    ]);
+  });
+
+  test("a 303 on a GET (a resume) is followed, as a GET", async () => {
+    const server = await serve((request) =>
+      new URL(request.url).pathname === "/a" ? redirect(303, "/b")() : answer()
+    );
+    const response = await fetchFollowing(fetch, `${server.url}/a`, { method: "GET" });
+    expect(response.status).toBe(200);
+    await response.body?.cancel();
+    expect(server.requests().map((r) => `${r.method} ${r.path}`)).toEqual(["GET /a", "GET /b"]);
+  });
+
+  test("a same-origin redirect to a URL with credentials is a RedirectError (credentials), not a retried network error", async () => {
+    const server = await serve((request) =>
+      redirect(307, `http://user:pw@127.0.0.1:${new URL(request.url).port}/v1/other`)()
+    );
+    const error = await call(`${server.url}/v1`).result.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RedirectError);
+    expect(error).toMatchObject({ reason: "credentials", status: 307, targetOrigin: server.url });
+    expect((error as RedirectError).attempts).toBe(1);
+    expect(server.requests()).toHaveLength(1);
   });
 
   test("a sixth redirect is a RedirectError (too-many) after six requests, not retried", async () => {
