@@ -195,11 +195,59 @@ export function anthropicStream(n, seed = 1) {
   return b.done(text);
 }
 
-/** Builds a workload by name: `openai`, `tools` or `anthropic`. */
+const OPENROUTER_ID = '"id":"gen-1765226419-bench0001","provider":"Google",' +
+  '"model":"anthropic/claude-sonnet-4.5","object":"chat.completion.chunk","created":1765226419';
+
+function openrouterChunk(delta, finish) {
+  return `data: {${OPENROUTER_ID},"choices":[{"index":0,"delta":{"role":"assistant",${delta}},` +
+    `"finish_reason":${finish},"native_finish_reason":${finish},"logprobs":null}]}\n\n`;
+}
+
+/**
+ * OpenRouter reasoning stream, shaped like test/recorded/chat/openrouter_reasoning_details.sse:
+ * `n` reasoning deltas, each also a `reasoning_details` fragment at index 0 (merged into one
+ * detail), its signature, then `n / 4` answer deltas that still carry `reasoning_details: []`.
+ * The text a consumer must assemble is the answer.
+ */
+export function openrouterStream(n, seed = 1) {
+  const rand = prng(seed);
+  const b = new Builder(n * 520 + 4096);
+  const format = '"format":"anthropic-claude-v1","index":0';
+  b.event(openrouterChunk('"content":"","reasoning":null,"reasoning_details":[]', "null"));
+  for (let i = 0; i < n; i++) {
+    const token = JSON.stringify(VOCAB[(rand() * VOCAB.length) | 0]);
+    b.event(openrouterChunk(
+      `"content":"","reasoning":${token},"reasoning_details":[{"type":"reasoning.text","text":${token},${format}}]`,
+      "null",
+    ));
+  }
+  b.event(openrouterChunk(
+    `"content":"","reasoning":null,"reasoning_details":[{"type":"reasoning.text","signature":"Et0BCkgIChACGAIqQA2s",${format}}]`,
+    "null",
+  ));
+  let text = "";
+  for (let i = 0; i < n >> 2; i++) {
+    const token = VOCAB[(rand() * VOCAB.length) | 0];
+    text += token;
+    b.event(openrouterChunk(
+      `"content":${JSON.stringify(token)},"reasoning":null,"reasoning_details":[]`,
+      "null",
+    ));
+  }
+  b.event(openrouterChunk('"content":"","reasoning":null,"reasoning_details":[]', '"stop"'));
+  b.event(
+    `data: {${OPENROUTER_ID},"choices":[],"usage":{"prompt_tokens":43,"completion_tokens":${n}}}\n\n`,
+  );
+  b.event("data: [DONE]\n\n");
+  return b.done(text);
+}
+
+/** Builds a workload by name: `openai`, `tools`, `anthropic` or `openrouter`. */
 export function buildWorkload(workload, n, seed = 1) {
   if (workload === "openai") return openaiStream(n, seed);
   if (workload === "tools") return toolStream(n, seed);
   if (workload === "anthropic") return anthropicStream(n, seed);
+  if (workload === "openrouter") return openrouterStream(n, seed);
   throw new TypeError(`unknown workload: ${workload}`);
 }
 

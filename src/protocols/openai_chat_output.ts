@@ -29,6 +29,8 @@ export class ChatMessageOutput implements OutputAssembler {
   parts: EventData[] | undefined = undefined;
   #annotations: EventData[] | undefined = undefined;
   #details: EventData[] | undefined = undefined;
+  /** The latest detail at each `index`: where its next fragment goes, found at once. */
+  #detailAt = new Map<number, EventData>();
   /** Perplexity's top-level `citations` (URLs) and `search_results`: each chunk repeats them. */
   #sources: EventData[] | undefined = undefined;
   #searchResults: EventData[] | undefined = undefined;
@@ -40,7 +42,8 @@ export class ChatMessageOutput implements OutputAssembler {
       this.reasoningField = previous.reasoningField;
       this.parts = previous.parts?.map((part) => ({ ...part }));
       this.#annotations = previous.#annotations?.slice();
-      this.#details = previous.#details?.map((detail) => ({ ...detail }));
+      // Each detail again, as a fragment of its own: copied, and found by its index.
+      this.details(previous.#details);
       this.#sources = previous.#sources;
       this.#searchResults = previous.#searchResults;
     }
@@ -71,27 +74,38 @@ export class ChatMessageOutput implements OutputAssembler {
   }
 
   /**
-   * `delta.reasoning_details` fragments, merged by `index` the way OpenRouter streams them:
-   * text-like fields are concatenated, the others kept from the first fragment that has them.
+   * `delta.reasoning_details` fragments, merged by `index` (and `type`) the way OpenRouter
+   * streams them: text-like fields are concatenated, the others kept from the first fragment
+   * that has them. OpenRouter sends one on every reasoning chunk: the detail it belongs to is
+   * found by its index at once and merged field by field (no closure, copy or search).
    */
   details(fragments: unknown): void {
     if (!Array.isArray(fragments)) return;
-    const details = this.#details ??= [];
-    for (const fragment of fragments) {
+    for (let i = 0; i < fragments.length; i++) {
+      const fragment: EventData = fragments[i];
       if (fragment === null || typeof fragment !== "object") continue;
-      const at = typeof fragment.index === "number"
-        ? details.findIndex((d) => d.index === fragment.index && d.type === fragment.type)
-        : -1;
-      if (at === -1) {
-        details.push({ ...fragment });
+      const index = fragment.index;
+      const numbered = typeof index === "number";
+      let detail = numbered ? this.#detailAt.get(index) : undefined;
+      // Two kinds of detail at one index (rare): the one of this kind, if there is one yet.
+      if (detail !== undefined && detail.type !== fragment.type) {
+        detail = undefined;
+        for (const d of this.#details!) {
+          if (d.index === index && d.type === fragment.type) detail ??= d;
+        }
+      }
+      if (detail === undefined) {
+        // Once per detail: merging changes it, and the chunk stays as it was sent.
+        (this.#details ??= []).push(detail = { ...fragment });
+        if (numbered) this.#detailAt.set(index, detail);
         continue;
       }
-      const detail = details[at]!;
       for (const key in fragment) {
         const value = fragment[key];
-        if (APPENDED.has(key) && typeof value === "string") {
-          detail[key] = typeof detail[key] === "string" ? detail[key] + value : value;
-        } else if (detail[key] == null) {
+        const current = detail[key];
+        if (typeof value === "string" && isAppended(key)) {
+          detail[key] = typeof current === "string" ? current + value : value;
+        } else if (current == null) {
           detail[key] = value;
         }
       }
@@ -156,5 +170,7 @@ export class ChatMessageOutput implements OutputAssembler {
   }
 }
 
-/** `reasoning_details` fields that stream in pieces. */
-const APPENDED = new Set(["text", "summary", "data", "signature"]);
+/** Whether a `reasoning_details` field streams in pieces. */
+function isAppended(key: string): boolean {
+  return key === "text" || key === "summary" || key === "data" || key === "signature";
+}
