@@ -66,9 +66,18 @@ export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
     return this.#result;
   }
 
-  /** Iterates the events; a stream can be iterated once. */
+  /**
+   * Iterates the events; a stream can be iterated once, and not with `onPartial: "retry"`
+   * (which starts over after output was delivered: an iterator would see it twice).
+   */
   [Symbol.asyncIterator](): AsyncIterator<StreamEvent> {
     if (this.#listening) throw new TypeError("stopstream: a ChatStream can be iterated only once");
+    if (this.#plan.onPartial === "retry") {
+      throw new TypeError(
+        'stopstream: onPartial "retry" would show an iterator the same output twice; use it ' +
+          "with `result` alone",
+      );
+    }
     if (this.#running) {
       throw new TypeError(
         "stopstream: this ChatStream was started through `result` alone, so its events were " +

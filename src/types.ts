@@ -318,7 +318,8 @@ export interface Timeouts {
  * `"throw"` (default) rejects with `PartialStreamError`; `"return"` resolves with
  * `result.partial = true`; `"continue"` asks the provider for the rest; `"retry"` starts over,
  * retrying (and falling back) as if nothing had arrived — for callers who show nothing until
- * the end (an iterator sees the abandoned attempt's events, then a `retry` event).
+ * the end: it is used with `result` alone (iterating such a stream is a `TypeError`, since the
+ * abandoned attempt's output would be seen twice).
  */
 export type PartialPolicy = "throw" | "return" | "continue" | "retry";
 

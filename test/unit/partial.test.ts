@@ -74,12 +74,32 @@ describe.each(WIRES)("$protocol partial stream", (wire) => {
       (n, req) =>
         n === 1 ? cutAfter(wire, req, "Hello, ", "wor") : complete(wire, req, "Hi ", "again"),
     );
-    const run = await collect(streamChat(options(wire, { onPartial: "retry" })));
-    expect(run.error).toBeUndefined();
-    expect(run.result).toMatchObject({ content: "Hi again", attempts: 2 });
-    expect(run.result?.partial).toBeUndefined();
-    // An iterator saw the abandoned attempt, then a retry event saying it starts over.
-    expect(run.events.map((e) => e.type)).toContain("retry");
+    const result = await streamChat(options(wire, { onPartial: "retry" })).result;
+    expect(result).toMatchObject({ content: "Hi again", attempts: 2 });
+    expect(result.partial).toBeUndefined();
+    expect(up.count).toBe(2);
+  });
+
+  test("'retry' cannot be iterated (the abandoned attempt's output would be seen twice): a TypeError, nothing sent", async () => {
+    const up = upstream(
+      server,
+      BASE,
+      wire,
+      (n, req) => n === 1 ? cutAfter(wire, req, "Hel") : complete(wire, req, "Hello"),
+    );
+    const stream = streamChat(options(wire, { onPartial: "retry" }));
+    const iterating = async () => {
+      for await (const _event of stream) break;
+    };
+    await expect(iterating()).rejects.toThrow(
+      new TypeError(
+        'stopstream: onPartial "retry" would show an iterator the same output twice; use it ' +
+          "with `result` alone",
+      ),
+    );
+    expect(up.count).toBe(0);
+    // The same stream still answers through `result`.
+    expect((await stream.result).content).toBe("Hello");
     expect(up.count).toBe(2);
   });
 
@@ -99,9 +119,10 @@ describe.each(WIRES)("$protocol partial stream", (wire) => {
     expect(result).toMatchObject({ content: "ok", attempts: 3, target: { index: 1 } });
     expect(up.count).toBe(2);
     expect(other.count).toBe(1);
-    const failed = await collect(streamChat(options(wire, { onPartial: "retry", maxRetries: 1 })));
-    expect(isConnectionError(failed.error)).toBe(true);
-    expect(isPartialStreamError(failed.error)).toBe(false);
+    const failed = await streamChat(options(wire, { onPartial: "retry", maxRetries: 1 })).result
+      .catch((e: unknown) => e);
+    expect(isConnectionError(failed)).toBe(true);
+    expect(isPartialStreamError(failed)).toBe(false);
   });
 
   test("'continue' with a tool call in flight behaves as 'throw'", async () => {
