@@ -155,7 +155,7 @@ class AnthropicDecoder implements StreamDecoder {
       throw new StreamProtocolError(
         `stopstream: message_start for message ${JSON.stringify(id)} arrived while message ${
           JSON.stringify(this.#messageId)
-        } was open`,
+        } was open; send the request again, and check that nothing in between merges streams`,
       );
     }
     this.#messageId = id;

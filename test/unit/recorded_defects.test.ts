@@ -63,6 +63,12 @@ describe("anthropic-messages", () => {
     const second = events("anthropic/ptc_2_whole_message.sse")[0]!;
     const run = await play("anthropic-messages", start + second);
     expect(run.error).toMatchObject({ name: "StreamProtocolError" });
+    // What happened, and what to do (error_messages.ts).
+    expect((run.error as Error).message).toBe(
+      'stopstream: message_start for message "msg_01KSVw3xmXbMNJPNMt46BC5W" arrived while ' +
+        'message "msg_01ERcBqAvLTHWQDk9c9qJLWC" was open; send the request again, and check that ' +
+        "nothing in between merges streams",
+    );
   });
 });
 
