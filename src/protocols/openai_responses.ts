@@ -7,8 +7,6 @@
  */
 
 import type { Accumulator } from "../accumulator.ts";
-import type { UpstreamStreamError } from "../errors.ts";
-import type { Usage } from "../types.ts";
 import {
   EVENT_PROGRESS,
   EVENT_TERMINAL,
@@ -19,10 +17,8 @@ import {
   type StreamDecoder,
 } from "./protocol.ts";
 import { bearerHeaders, joinURL } from "./request.ts";
-import { upstreamError } from "./upstream_error.ts";
-import { usage } from "./usage.ts";
 import { errorEventPayload, type EventData, parseEventData } from "./event_data.ts";
-import type { ResponsesUsage } from "./openai_responses_wire.ts";
+import { responsesError, responsesUsage } from "./openai_responses_wire.ts";
 import { argumentsOf, CALL_KINDS, ResponsesOutput } from "./openai_responses_output.ts";
 
 class ResponsesDecoder implements StreamDecoder {
@@ -218,55 +214,6 @@ function finish(response: EventData, acc: Accumulator): void {
     const status = typeof response?.status === "string" ? response.status : undefined;
     acc.setFinish(acc.toolCalls.length > 0 ? "tool_calls" : "stop", status);
   }
-}
-
-/**
- * Turns a Responses error (an `error` event, a `response.failed` event, or an
- * `{"error": {…}}` body) into an `UpstreamStreamError`, transient when its code says so.
- *
- * @example
- * ```ts
- * responsesError({ type: "error", code: "server_error", message: "try again" }).retryable; // true
- * ```
- */
-export function responsesError(payload: unknown): UpstreamStreamError {
-  if (typeof payload === "string") return upstreamError(payload);
-  const p = (payload ?? {}) as EventData;
-  // `error` events carry code and message at the top level (or, from some servers, in
-  // `error`), `response.failed` in `response.error` (some compatible servers: `error`), plain
-  // error bodies in `error`.
-  const fields = p.type === "response.failed"
-    ? p.response?.error ?? p.error ?? {}
-    : p.error !== null && typeof p.error === "object"
-    ? p.error
-    : p;
-  const code = typeof fields.code === "string"
-    ? fields.code
-    : typeof fields.type === "string" && fields.type !== "error"
-    ? fields.type
-    : undefined;
-  const message = typeof fields.message === "string" ? fields.message : JSON.stringify(fields);
-  // Classified like every other protocol's error; `data` stays the event as sent.
-  return upstreamError({ error: { type: code, message } }, payload);
-}
-
-/**
- * Maps Responses usage to {@linkcode Usage}.
- *
- * @example
- * ```ts
- * responsesUsage({ input_tokens: 3, output_tokens: 5, total_tokens: 8 }).totalTokens; // 8
- * ```
- */
-export function responsesUsage(raw: ResponsesUsage): Usage {
-  return usage(
-    raw.input_tokens ?? 0,
-    raw.output_tokens ?? 0,
-    raw.total_tokens,
-    raw.input_tokens_details?.cached_tokens,
-    raw.output_tokens_details?.reasoning_tokens,
-    raw,
-  );
 }
 
 /** Delivers a whole (non-streaming) Response object to the accumulator. */

@@ -1,10 +1,17 @@
 /**
  * The OpenAI Responses wire format, as far as stopstream reads it: the JSON of each stream
- * event, of an output item and of a whole response. Exported for callers who want the raw
- * events.
+ * event, of an output item and of a whole response (exported for callers who want the raw
+ * events), and how its usage and its error reports map to stopstream's {@linkcode Usage} and
+ * `UpstreamStreamError`.
  *
  * @module
  */
+
+import type { UpstreamStreamError } from "../errors.ts";
+import type { Usage } from "../types.ts";
+import type { EventData } from "./event_data.ts";
+import { upstreamError } from "./upstream_error.ts";
+import { usage } from "./usage.ts";
 
 /** Usage as the Responses API reports it. */
 export interface ResponsesUsage {
@@ -132,3 +139,52 @@ export type ResponsesStreamEvent =
     item: ResponsesOutputItem;
   }
   | { type: "error"; code: string | null; message: string; param: string | null };
+
+/**
+ * Turns a Responses error (an `error` event, a `response.failed` event, or an
+ * `{"error": {…}}` body) into an `UpstreamStreamError`, transient when its code says so.
+ *
+ * @example
+ * ```ts
+ * responsesError({ type: "error", code: "server_error", message: "try again" }).retryable; // true
+ * ```
+ */
+export function responsesError(payload: unknown): UpstreamStreamError {
+  if (typeof payload === "string") return upstreamError(payload);
+  const p = (payload ?? {}) as EventData;
+  // `error` events carry code and message at the top level (or, from some servers, in
+  // `error`), `response.failed` in `response.error` (some compatible servers: `error`), plain
+  // error bodies in `error`.
+  const fields = p.type === "response.failed"
+    ? p.response?.error ?? p.error ?? {}
+    : p.error !== null && typeof p.error === "object"
+    ? p.error
+    : p;
+  const code = typeof fields.code === "string"
+    ? fields.code
+    : typeof fields.type === "string" && fields.type !== "error"
+    ? fields.type
+    : undefined;
+  const message = typeof fields.message === "string" ? fields.message : JSON.stringify(fields);
+  // Classified like every other protocol's error; `data` stays the event as sent.
+  return upstreamError({ error: { type: code, message } }, payload);
+}
+
+/**
+ * Maps Responses usage to {@linkcode Usage}.
+ *
+ * @example
+ * ```ts
+ * responsesUsage({ input_tokens: 3, output_tokens: 5, total_tokens: 8 }).totalTokens; // 8
+ * ```
+ */
+export function responsesUsage(raw: ResponsesUsage): Usage {
+  return usage(
+    raw.input_tokens ?? 0,
+    raw.output_tokens ?? 0,
+    raw.total_tokens,
+    raw.input_tokens_details?.cached_tokens,
+    raw.output_tokens_details?.reasoning_tokens,
+    raw,
+  );
+}
