@@ -9,12 +9,15 @@
 
 import { Accumulator } from "./accumulator.ts";
 import type { CallControl } from "./call_control.ts";
-import { isAPIStatusError } from "./errors.ts";
+import { malformedMessage } from "./error_messages.ts";
+import { APIStatusError, isAPIStatusError, StreamProtocolError } from "./errors.ts";
 import type { ProtocolRequest } from "./protocols/protocol.ts";
 import type { CallTarget } from "./retry_loop.ts";
-import { pickRateLimit } from "./response.ts";
-import { Attempt, type AttemptConsumer } from "./transport.ts";
+import { errorInBody, headersToRecord, pickRateLimit } from "./response.ts";
+import { Attempt, type AttemptConsumer, type AttemptSetup } from "./transport.ts";
 import type { ChatResult } from "./types.ts";
+import type { Watchdog } from "./watchdog.ts";
+import { readText } from "./whole_body.ts";
 
 const REFUSED = "(?:not supported|unsupported|does not support|not available|not allowed|disabled)";
 /** "streaming is not supported for this model", "this model does not support streaming"… */
@@ -59,15 +62,20 @@ export async function requestWhole(
   // The same Attempt as a streaming request: a stop or a timer cancels it the same way, and
   // no error leaves it with a credential in it.
   const request = new Attempt(control);
+  const setup: AttemptSetup = {
+    fetch: target.fetch,
+    request: wholeRequest(target),
+    protocol: target.protocol,
+    timeouts: target.timeouts,
+    maxEventBytes: maxBytes,
+    attempt,
+  };
   try {
-    const { status, headers, body } = await request.runWhole({
-      fetch: target.fetch,
-      request: wholeRequest(target),
-      protocol: target.protocol,
-      timeouts: target.timeouts,
-      maxEventBytes: maxBytes,
-      attempt,
-    }, maxBytes);
+    const { status, headers, body } = await request.guard(
+      setup,
+      "first-event",
+      (watchdog) => readAnswer(request, setup, maxBytes, watchdog),
+    );
     if (consumer.listening) consumer.push({ type: "open", attempt, status, headers });
     const acc = new Accumulator(consumer.listening ? consumer : null);
     target.protocol.decodeMessage!(body, acc);
@@ -84,6 +92,40 @@ export async function requestWhole(
     }
     throw final;
   }
+}
+
+/**
+ * Sends the request and reads the whole answer, at most `maxBytes`. `firstEventMs` bounds the
+ * wait for headers (such a server only answers once the whole reply is ready), then `idleMs`
+ * the silences while reading. Resolves with a 2xx answer's JSON body; rejects with its status
+ * or the error its body reports.
+ */
+async function readAnswer(
+  request: Attempt,
+  setup: AttemptSetup,
+  maxBytes: number,
+  watchdog: Watchdog,
+): Promise<{ status: number; headers: Record<string, string>; body: unknown }> {
+  const response = await request.send(setup);
+  watchdog.arm("idle");
+  const text = await readText(request, response, maxBytes, watchdog);
+  const { ok, status } = response;
+  const headers = headersToRecord(response.headers);
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch (cause) {
+    if (ok) {
+      throw new StreamProtocolError(
+        malformedMessage("the non-streaming answer is not JSON", text),
+        { cause },
+      );
+    }
+  }
+  if (!ok) throw new APIStatusError(status, headers, body);
+  const reported = errorInBody(body, status, headers, setup.protocol);
+  if (reported !== undefined) throw reported;
+  return { status, headers, body };
 }
 
 /** The streaming request, minus streaming: `stream_options` is rejected without `stream`. */

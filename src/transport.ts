@@ -1,13 +1,14 @@
 /**
  * One attempt: send the request, check the response, read the body as SSE and feed the
- * protocol decoder. The only module that touches `fetch` and response bodies.
+ * protocol decoder. With whole_body.ts (bodies read whole: error bodies, a non-streaming
+ * answer), the only module that touches `fetch` and response bodies.
  *
  * @module
  */
 
 import type { Accumulator } from "./accumulator.ts";
 import type { CallControl, Cancellable } from "./call_control.ts";
-import { CLOSED_EARLY, malformedMessage, oversizedMessage } from "./error_messages.ts";
+import { CLOSED_EARLY, malformedMessage } from "./error_messages.ts";
 import { APIStatusError, ConnectionError, isRedirectError, StreamProtocolError } from "./errors.ts";
 import type { Protocol, ProtocolRequest } from "./protocols/protocol.ts";
 import { credentialsOf, redactError } from "./redact.ts";
@@ -16,9 +17,8 @@ import { errorInBody, headersToRecord } from "./response.ts";
 import { SseFeed } from "./sse_feed.ts";
 import type { StreamEvent } from "./types.ts";
 import { type AttemptTimeouts, Watchdog } from "./watchdog.ts";
+import { readErrorBody } from "./whole_body.ts";
 
-/** Error bodies are read up to this size: enough for any provider's message, bounded for HTML. */
-const ERROR_BODY_CAP = 64 * 1024;
 const STREAM: TextDecodeOptions = { stream: true };
 const noop = (): void => {};
 
@@ -27,13 +27,6 @@ export interface StreamRequest {
   method: "GET";
   url: string;
   headers: Headers;
-}
-
-/** A whole (non-streaming) answer: its status, headers and parsed JSON body. */
-export interface WholeAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: unknown;
 }
 
 /** What the retry loop hands to one attempt. */
@@ -109,11 +102,11 @@ export class Attempt implements Cancellable {
     acc: Accumulator,
     consumer: AttemptConsumer,
   ): Promise<Record<string, string>> {
-    return this.#guarded(setup, "headers", async (watchdog) => {
-      const response = await this.#send(setup);
+    return this.guard(setup, "headers", async (watchdog) => {
+      const response = await this.send(setup);
       const headers = headersToRecord(response.headers);
       if (!response.ok) {
-        throw new APIStatusError(response.status, headers, await this.#readErrorBody(response));
+        throw new APIStatusError(response.status, headers, await readErrorBody(this, response));
       }
       await this.#checkContentType(response, headers, setup.protocol);
       if (consumer.listening) {
@@ -131,11 +124,12 @@ export class Attempt implements Cancellable {
   }
 
   /**
-   * Runs `work` as this attempt: the attempt in flight for a stop, its watchdog started in
-   * `phase` and stopped on every path, and no error leaving it with a credential in it (an
-   * upstream may echo the key it was sent).
+   * @internal Runs `work` as this attempt (the stream above, or the non-streaming request of
+   * non_streaming.ts): the attempt in flight for a stop, its watchdog started in `phase` and
+   * stopped on every path, and no error leaving it with a credential in it (an upstream may
+   * echo the key it was sent).
    */
-  async #guarded<T>(
+  async guard<T>(
     setup: AttemptSetup,
     phase: "headers" | "first-event",
     work: (watchdog: Watchdog) => Promise<T>,
@@ -154,7 +148,17 @@ export class Attempt implements Cancellable {
     }
   }
 
-  async #send(setup: AttemptSetup): Promise<Response> {
+  /**
+   * @internal The body of this attempt's response is read through `reader`: a stop cancels it
+   * (at once if the attempt was stopped already).
+   */
+  hold(reader: ReadableStreamDefaultReader<Uint8Array>): void {
+    this.#reader = reader;
+    if (this.failure !== undefined) reader.cancel(this.failure).catch(noop);
+  }
+
+  /** @internal Sends `setup.request`, following redirects by hand; a stop rejects it at once. */
+  async send(setup: AttemptSetup): Promise<Response> {
     const fetchFn = setup.fetch; // called unbound: browsers reject fetch with a foreign `this`
     const request = setup.request;
     const { url, headers } = request;
@@ -198,7 +202,7 @@ export class Attempt implements Cancellable {
     const type = headers["content-type"] ?? "";
     if (/^\s*text\/event-stream/i.test(type) && response.body !== null) return;
     // An SSE parser fed HTML yields zero events: that must never pass for an empty answer.
-    const body = await this.#readErrorBody(response);
+    const body = await readErrorBody(this, response);
     const reported = errorInBody(body, response.status, headers, protocol);
     if (reported !== undefined) throw reported;
     throw new StreamProtocolError(
@@ -211,83 +215,6 @@ export class Attempt implements Cancellable {
     );
   }
 
-  /**
-   * The non-streaming request (streaming refused): sends `setup.request` and reads the whole
-   * body, at most `maxBytes`. `firstEventMs` bounds the wait for headers (such a server only
-   * answers once the whole reply is ready), then `idleMs` the silences while reading. Resolves
-   * with a 2xx answer's JSON body; rejects with its status or the error its body reports.
-   */
-  runWhole(setup: AttemptSetup, maxBytes: number): Promise<WholeAnswer> {
-    return this.#guarded(setup, "first-event", async (watchdog) => {
-      const response = await this.#send(setup);
-      watchdog.arm("idle");
-      const text = await this.#readText(response, maxBytes, watchdog);
-      const { ok, status } = response;
-      const headers = headersToRecord(response.headers);
-      let body: unknown = text;
-      try {
-        body = JSON.parse(text);
-      } catch (cause) {
-        if (ok) {
-          throw new StreamProtocolError(
-            malformedMessage("the non-streaming answer is not JSON", text),
-            { cause },
-          );
-        }
-      }
-      if (!ok) throw new APIStatusError(status, headers, body);
-      const reported = errorInBody(body, status, headers, setup.protocol);
-      if (reported !== undefined) throw reported;
-      return { status, headers, body };
-    });
-  }
-
-  /** Reads at most 64 KiB; JSON when it parses, text otherwise. */
-  async #readErrorBody(response: Response): Promise<unknown> {
-    const text = await this.#readText(response, ERROR_BODY_CAP);
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      return text;
-    }
-  }
-
-  /**
-   * Reads a whole body as text. Past `maxBytes` it is cut there (error bodies: enough to
-   * describe the error) or, when a `watchdog` follows the read (a whole answer), refused.
-   */
-  async #readText(response: Response, maxBytes: number, watchdog?: Watchdog): Promise<string> {
-    if (response.body === null) return "";
-    const reader = response.body.getReader();
-    this.#reader = reader;
-    if (this.failure !== undefined) reader.cancel(this.failure).catch(noop);
-    const decoder = new TextDecoder();
-    let text = "";
-    let bytes = 0;
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (this.failure !== undefined) throw this.failure;
-        if (done) return text + decoder.decode();
-        bytes += value.byteLength;
-        if (bytes > maxBytes && watchdog !== undefined) {
-          throw new StreamProtocolError(oversizedMessage("the non-streaming answer", maxBytes));
-        }
-        text += decoder.decode(value, STREAM);
-        if (bytes >= maxBytes) return text.slice(0, maxBytes);
-        watchdog?.progress();
-      }
-    } catch (error) {
-      if (this.failure !== undefined || error instanceof StreamProtocolError) throw error;
-      throw new ConnectionError(
-        "stopstream: the connection was lost while the response body was read; try again",
-        { cause: error },
-      );
-    } finally {
-      reader.cancel().catch(noop);
-    }
-  }
-
   async #read(
     body: ReadableStream<Uint8Array>,
     feed: SseFeed,
@@ -295,8 +222,7 @@ export class Attempt implements Cancellable {
     watchdog: Watchdog,
   ): Promise<void> {
     const reader = body.getReader();
-    this.#reader = reader;
-    if (this.failure !== undefined) reader.cancel(this.failure).catch(noop);
+    this.hold(reader);
     const text = new TextDecoder();
     let finished = false;
     try {

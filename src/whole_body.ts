@@ -1,0 +1,81 @@
+/**
+ * Response bodies read whole, under an attempt's stop and timers: an error body (cut at 64 KiB,
+ * JSON when it parses) and a non-streaming answer (refused past its cap, each chunk progress
+ * for the idle timer).
+ *
+ * @module
+ */
+
+import { oversizedMessage } from "./error_messages.ts";
+import { ConnectionError, StreamProtocolError } from "./errors.ts";
+import type { Attempt } from "./transport.ts";
+import type { Watchdog } from "./watchdog.ts";
+
+/** Error bodies are read up to this size: enough for any provider's message, bounded for HTML. */
+const ERROR_BODY_CAP = 64 * 1024;
+const STREAM: TextDecodeOptions = { stream: true };
+const noop = (): void => {};
+
+/**
+ * An error response's body, at most 64 KiB of it: parsed JSON when it is JSON, its text
+ * otherwise.
+ *
+ * @example
+ * ```ts
+ * throw new APIStatusError(response.status, headers, await readErrorBody(attempt, response));
+ * ```
+ */
+export async function readErrorBody(attempt: Attempt, response: Response): Promise<unknown> {
+  const text = await readText(attempt, response, ERROR_BODY_CAP);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * A whole body as text. Past `maxBytes` it is cut there (error bodies: enough to describe the
+ * error) or, when a `watchdog` follows the read (a whole answer), refused. A stop of `attempt`
+ * cancels the read.
+ *
+ * @example
+ * ```ts
+ * const text = await readText(attempt, response, maxBytes, watchdog);
+ * ```
+ */
+export async function readText(
+  attempt: Attempt,
+  response: Response,
+  maxBytes: number,
+  watchdog?: Watchdog,
+): Promise<string> {
+  if (response.body === null) return "";
+  const reader = response.body.getReader();
+  attempt.hold(reader);
+  const decoder = new TextDecoder();
+  let text = "";
+  let bytes = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (attempt.failure !== undefined) throw attempt.failure;
+      if (done) return text + decoder.decode();
+      bytes += value.byteLength;
+      if (bytes > maxBytes && watchdog !== undefined) {
+        throw new StreamProtocolError(oversizedMessage("the non-streaming answer", maxBytes));
+      }
+      text += decoder.decode(value, STREAM);
+      if (bytes >= maxBytes) return text.slice(0, maxBytes);
+      watchdog?.progress();
+    }
+  } catch (error) {
+    if (attempt.failure !== undefined || error instanceof StreamProtocolError) throw error;
+    throw new ConnectionError(
+      "stopstream: the connection was lost while the response body was read; try again",
+      { cause: error },
+    );
+  } finally {
+    reader.cancel().catch(noop);
+  }
+}
