@@ -6,6 +6,7 @@
 
 import type { DemoUpstreamOptions } from "../demo/upstream.ts";
 import { createRetryBudget, isRetryBudget, type RetryBudget } from "../retry_budget.ts";
+import { streamChat } from "../stream_chat.ts";
 import type { ProtocolName, RetryOptions, Timeouts } from "../types.ts";
 import { isStreamNamespace, type RelayStreamNamespace } from "./streams/wire.ts";
 
@@ -170,6 +171,7 @@ export const PROTOCOLS: readonly ProtocolName[] = [
  * `retryBudget` that is neither a budget nor `false`.
  * @throws {RangeError} on a non-positive `keepAliveMs`, `maxBodyBytes`, `resumeTtlMs`,
  * `maxStreamBytes` or `cooldownMs`, a `cooldownFailures` that is not a whole number ≥ 0.
+ * @throws {TypeError|RangeError} on `maxRetries`, `retry` or `timeouts` that `streamChat` refuses.
  * @example
  * ```ts
  * resolveRelayOptions({}).keepAliveMs; // 15000
@@ -196,6 +198,7 @@ export function resolveRelayOptions(options: RelayOptions): ResolvedRelayOptions
     const apiKey = upstream.apiKey === "" ? undefined : upstream.apiKey;
     return { baseURL: upstream.baseURL, apiKey, protocol, model: upstream.model };
   });
+  checkCallOptions(options);
   const keys = options.keys ?? [];
   for (const key of keys) {
     if (typeof key !== "string" || key.length === 0) {
@@ -235,6 +238,21 @@ export function isHttpURL(value: string): boolean {
   if (!URL.canParse(value)) return false;
   const { protocol } = new URL(value);
   return protocol === "http:" || protocol === "https:";
+}
+
+/**
+ * `maxRetries`, `retry` and `timeouts` go into every call as they are: checked here, once, by
+ * the client's own rules (a call that is only made sends nothing), rather than failing every
+ * request with a 500.
+ */
+function checkCallOptions({ maxRetries, retry, timeouts }: RelayOptions): void {
+  try {
+    streamChat({ baseURL: "https://upstream.invalid/v1", body: {}, maxRetries, retry, timeouts });
+  } catch (error) {
+    if (!(error instanceof TypeError || error instanceof RangeError)) throw error;
+    const Type = error instanceof RangeError ? RangeError : TypeError;
+    throw new Type(`createRelay: ${error.message.replace(/^stopstream: /, "")}`, { cause: error });
+  }
 }
 
 function streamsOf(streams: unknown): RelayStreamNamespace | undefined {

@@ -28,7 +28,7 @@ declare module "cloudflare:workers" {
 
 // vitest-pool-workers' helpers for Durable Objects defined by the main Worker.
 declare module "cloudflare:test" {
-  import type { DurableObjectStubLike } from "cloudflare:workers";
+  import type { DurableObjectIdLike, DurableObjectStubLike } from "cloudflare:workers";
   import type { RelayStream, RelayStreamState } from "../../src/relay/index.ts";
   /** The object's state, as far as the tests look at it. */
   type State = RelayStreamState & {
@@ -39,6 +39,10 @@ declare module "cloudflare:test" {
     stub: DurableObjectStubLike,
     callback: (instance: RelayStream, state: State) => R | Promise<R>,
   ): Promise<R>;
+  /** The ids of every object of `namespace` created so far (storage is per test file). */
+  export function listDurableObjectIds(namespace: {
+    get(id: DurableObjectIdLike): DurableObjectStubLike;
+  }): Promise<DurableObjectIdLike[]>;
   /** Runs the object's alarm now if one is set (and removes it); `true` if one ran. */
   export function runDurableObjectAlarm(stub: DurableObjectStubLike): Promise<boolean>;
 }

@@ -18,21 +18,31 @@
  * @module
  */
 
-import { errorResponse } from "../errors.ts";
+import { redact } from "../../redact.ts";
+import { errorResponse, type RelayFailure } from "../errors.ts";
 import { SSE_HEADERS } from "../sse_response.ts";
 import { EventLog } from "./event_log.ts";
 import { readEvents } from "./reader.ts";
-import { errorEvent, INTERRUPTED, StreamRun } from "./stream_run.ts";
+import { errorEvent, INTERRUPTED, secretsOf, StreamRun } from "./stream_run.ts";
 import {
   type StreamMeta,
   type StreamStatus,
   type StreamStorage,
   StreamStore,
 } from "./stream_store.ts";
-import { OWNER_HEADER, type StartPlan, STREAM_ID_HEADER } from "./wire.ts";
+import { decodePlan, OWNER_HEADER, type StartPlan, STREAM_ID_HEADER } from "./wire.ts";
 
 /** An alarm this often keeps the object in memory while the upstream call runs. */
 const HEARTBEAT_MS = 30_000;
+
+/** The answer to a start that failed before its upstream call began (nothing is kept). */
+const START_FAILED: RelayFailure = {
+  status: 500,
+  message: "The relay could not start the resumable stream; send the request again, or without " +
+    "x-stopstream-resumable if it keeps failing.",
+  type: "server_error",
+  code: "stream_start_failed",
+};
 
 /**
  * The slice of a Durable Object's `ctx` (`DurableObjectState`) that `RelayStream` uses.
@@ -99,7 +109,6 @@ export class RelayStream {
   }
 
   async #start(request: Request): Promise<Response> {
-    const plan = await request.json() as StartPlan;
     if (this.#store.meta() !== undefined) {
       return errorResponse({
         status: 409,
@@ -108,23 +117,38 @@ export class RelayStream {
         code: "stream_exists",
       });
     }
+    // A stream row stays until its alarm deletes it: it is written only once the plan has
+    // passed every check, and removed again if setting the alarm fails. Otherwise it would
+    // say "running" for ever, with no call and no alarm.
+    let plan: StartPlan | undefined;
+    let log: EventLog;
+    let run: StreamRun;
     const created = Date.now();
-    this.#store.create({
-      id: plan.id,
-      owner: plan.owner,
-      status: "running",
-      created,
-      ended: null,
-      expires: null,
-      ttl: plan.ttlMs,
-      keepAlive: plan.keepAliveMs,
-      events: 0,
-      bytes: 0,
-      writes: 0,
-    });
-    const log = this.#log = new EventLog(this.#store, plan.maxBytes, 1);
-    // The upstream request starts here; the heartbeat is set while it is under way.
-    const run = this.#run = new StreamRun(plan, log);
+    try {
+      plan = decodePlan(await request.text());
+      log = new EventLog(this.#store, plan.maxBytes, 1);
+      run = new StreamRun(plan, log); // checks the call's options; sends nothing yet
+      this.#store.create({
+        id: plan.id,
+        owner: plan.owner,
+        status: "running",
+        created,
+        ended: null,
+        expires: null,
+        ttl: plan.ttlMs,
+        keepAlive: plan.keepAliveMs,
+        events: 0,
+        bytes: 0,
+        writes: 0,
+      });
+      await this.#ctx.storage.setAlarm(created + HEARTBEAT_MS);
+    } catch (error) {
+      return await this.#notStarted(error, plan);
+    }
+    this.#log = log;
+    this.#run = run;
+    // The upstream request starts here, with the heartbeat already set.
+    const ended = run.start();
     // A caller who leaves before the answer begins never learned the id: nobody could resume
     // or stop the call, so it stops now.
     const callerLeft = (): void => {
@@ -132,9 +156,8 @@ export class RelayStream {
     };
     if (request.signal?.aborted) callerLeft();
     request.signal?.addEventListener("abort", callerLeft);
-    this.#recorded = run.ended.then((status) => this.#record(status));
+    this.#recorded = ended.then((status) => this.#record(status));
     this.#ctx.waitUntil?.(this.#recorded);
-    await this.#ctx.storage.setAlarm(created + HEARTBEAT_MS);
     const failure = await run.committed;
     const attempts = String(run.attempts);
     if (failure !== undefined) return errorResponse(failure, { "x-stopstream-attempts": attempts });
@@ -146,6 +169,21 @@ export class RelayStream {
         [STREAM_ID_HEADER]: plan.id,
       },
     });
+  }
+
+  /**
+   * A start that failed before its call began: whatever it wrote is deleted, the cause goes to
+   * the log (keys redacted), and the caller gets an OpenAI-shaped 500.
+   */
+  async #notStarted(error: unknown, plan: StartPlan | undefined): Promise<Response> {
+    try {
+      await this.#store.delete();
+    } finally {
+      const secrets = plan === undefined ? [] : secretsOf(plan.call);
+      const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      console.error(`stopstream relay: a resumable stream did not start: ${redact(what, secrets)}`);
+    }
+    return errorResponse(START_FAILED);
   }
 
   /**

@@ -12,6 +12,7 @@ import { bearerKey, sha256 } from "../auth.ts";
 import { errorResponse } from "../errors.ts";
 import { streamNotFound } from "./relay_stream.ts";
 import {
+  encodePlan,
   newStreamId,
   OWNER_HEADER,
   type RelayStreamNamespace,
@@ -78,7 +79,7 @@ export async function startStream(
   const request = new Request("https://relay-stream/start", {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify(plan),
+    body: encodePlan(plan),
     // A caller who leaves before the answer begins never learns the id: the object stops the
     // call then. Once it has begun, the call no longer depends on this request.
     signal: caller.signal,

@@ -10,6 +10,7 @@
 import type { ChatStream } from "../../chat_stream.ts";
 import { createDemoUpstream } from "../../demo/upstream.ts";
 import { streamChat } from "../../stream_chat.ts";
+import type { StreamChatOptions } from "../../types.ts";
 import { type ChunkEncoder, DONE_EVENT } from "../chunks.ts";
 import { commitTiming } from "../commit.ts";
 import { describeFailure, errorBody, type RelayFailure } from "../errors.ts";
@@ -75,6 +76,18 @@ export function errorEvent(failure: RelayFailure): string {
   return `data: ${JSON.stringify(errorBody(failure))}\n\n`;
 }
 
+/**
+ * The upstream keys of a call (its own and its fallbacks'), to scrub from what it reports.
+ *
+ * @example
+ * ```ts
+ * describeFailure(error, secretsOf(plan.call));
+ * ```
+ */
+export function secretsOf(call: StreamChatOptions): string[] {
+  return [call, ...(call.fallbacks ?? [])].flatMap((u) => u.apiKey ?? []);
+}
+
 function tooLarge(maxBytes: number): RelayFailure {
   return {
     status: 500,
@@ -86,13 +99,14 @@ function tooLarge(maxBytes: number): RelayFailure {
 }
 
 /**
- * A running upstream call that writes into a log.
+ * An upstream call that writes into a log. Made, it has only checked the plan (it throws on a
+ * bad one) and sent nothing; {@linkcode StreamRun.start} sends the request.
  *
  * @example
  * ```ts
- * const run = new StreamRun(plan, log);
+ * const run = new StreamRun(plan, log); // throws on options streamChat refuses
+ * const ended = run.start(); // "completed" | "failed" | "cancelled", or undefined
  * const failure = await run.committed; // undefined: answer 200 and stream the log
- * const status = await run.ended; // "completed" | "failed" | "cancelled"
  * ```
  */
 export class StreamRun {
@@ -101,8 +115,6 @@ export class StreamRun {
    * time passed) with `undefined`, or with the failure that came first.
    */
   readonly committed: Promise<RelayFailure | undefined>;
-  /** How the stream ended once its final event is visible; `undefined`: nothing was stored. */
-  readonly ended: Promise<StreamStatus | undefined>;
   /** Which upstream answered: 0 the primary, then the fallbacks in order. */
   upstream = 0;
   #abort = new AbortController();
@@ -110,9 +122,14 @@ export class StreamRun {
   #stopped: StopReason | undefined;
   #isCommitted = false;
   #commit!: (failure: RelayFailure | undefined) => void;
+  #plan: StartPlan;
+  #log: EventLog;
+  #chat: ChatStream;
 
   constructor(plan: StartPlan, log: EventLog) {
     this.committed = new Promise((resolve) => (this.#commit = resolve));
+    this.#plan = plan;
+    this.#log = log;
     const demo = plan.demo && {
       baseURL: plan.demo.baseURL,
       handler: createDemoUpstream(
@@ -121,9 +138,17 @@ export class StreamRun {
       fault: plan.demo.fault,
     };
     this.#fetch = createUpstreamFetch(undefined, demo);
-    const chat = streamChat({ ...plan.call, signal: this.#abort.signal, fetch: this.#fetch.fetch });
-    const { id, model, includeUsage, progress } = plan.chat;
-    this.ended = this.#pump(chat, chunkEncoder(id, model, includeUsage, progress), log, plan);
+    this.#chat = streamChat({ ...plan.call, signal: this.#abort.signal, fetch: this.#fetch.fetch });
+  }
+
+  /**
+   * Sends the upstream request and runs the call to its end: how the stream ended once its
+   * final event is visible, or `undefined` when nothing was stored.
+   */
+  start(): Promise<StreamStatus | undefined> {
+    const { id, model, includeUsage, progress } = this.#plan.chat;
+    const encoder = chunkEncoder(id, model, includeUsage, progress);
+    return this.#pump(this.#chat, encoder, this.#log, this.#plan);
   }
 
   /** How many upstream requests were made so far. */
@@ -158,7 +183,7 @@ export class StreamRun {
     // The same commit time as the relay's other answers (at most 1 s), for the same reason:
     // an answer that has begun lets the caller go, and learn the stream id.
     const timer = setTimeout(() => this.#begin(undefined), commitTiming(plan.keepAliveMs).commitMs);
-    const secrets = [plan.call, ...(plan.call.fallbacks ?? [])].flatMap((u) => u.apiKey ?? []);
+    const secrets = secretsOf(plan.call);
     try {
       for (;;) {
         const step = await iterator.next();

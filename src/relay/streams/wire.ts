@@ -90,6 +90,70 @@ export interface StartPlan {
   maxBytes: number;
 }
 
+/** The option groups whose numbers may be `Infinity` (no limit), which JSON cannot carry. */
+const LIMIT_GROUPS = ["retry", "timeouts"] as const;
+
+/**
+ * A {@linkcode StartPlan} as the JSON text the Worker sends. JSON has no `Infinity` (it would
+ * arrive as `null`, which `streamChat` refuses), so a limit of `Infinity` in `retry` or
+ * `timeouts` travels as `null`, which no valid option is; {@linkcode decodePlan} restores it.
+ *
+ * @throws {RangeError} on another non-finite number there (NaN, -Infinity): it cannot travel,
+ * and `createRelay` refuses it anyway.
+ * @example
+ * ```ts
+ * const body = encodePlan(plan); // call.timeouts.idleMs: Infinity → null
+ * ```
+ */
+export function encodePlan(plan: StartPlan): string {
+  return JSON.stringify({ ...plan, call: mapCallLimits(plan.call, encodeLimit) });
+}
+
+/**
+ * The {@linkcode StartPlan} of {@linkcode encodePlan}'s text, its unbounded limits `Infinity`
+ * again.
+ *
+ * @example
+ * ```ts
+ * const plan = decodePlan(await request.text());
+ * ```
+ */
+export function decodePlan(text: string): StartPlan {
+  const plan = JSON.parse(text) as StartPlan;
+  return { ...plan, call: mapCallLimits(plan.call, decodeLimit) };
+}
+
+function encodeLimit(name: string, value: unknown): unknown {
+  if (value === Number.POSITIVE_INFINITY) return null;
+  if (typeof value === "number" && !Number.isFinite(value)) {
+    throw new RangeError(`stopstream relay: ${name} cannot be ${value}`);
+  }
+  return value;
+}
+
+function decodeLimit(_name: string, value: unknown): unknown {
+  return value === null ? Number.POSITIVE_INFINITY : value;
+}
+
+/** `call` (and each fallback) with every number of `retry` and `timeouts` mapped. */
+function mapCallLimits<T extends Partial<StreamChatOptions>>(
+  call: T,
+  map: (name: string, value: unknown) => unknown,
+): T {
+  const mapped: Record<string, unknown> = { ...call };
+  for (const group of LIMIT_GROUPS) {
+    const limits = call[group] as Record<string, unknown> | undefined;
+    if (limits == null) continue;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(limits)) out[key] = map(`${group}.${key}`, value);
+    mapped[group] = out;
+  }
+  if (Array.isArray(call.fallbacks)) {
+    mapped.fallbacks = call.fallbacks.map((fallback) => mapCallLimits(fallback, map));
+  }
+  return mapped as T;
+}
+
 /**
  * The Durable Object namespace the relay keeps resumable streams in (the `STREAMS` binding, of
  * class `RelayStream`). Only the two methods the relay calls are declared, so any real
