@@ -130,10 +130,10 @@ export function createRelay(options: RelayOptions = {}): Hono {
       : config.upstreams;
     const streaming = body.stream === true;
     const resumable = streams !== undefined && streaming && wantsResumable(c.req.raw.headers);
-    // Upstreams cooling down are skipped; each target's fetch tells the route what it answered.
-    // A resumable stream's call runs in its Durable Object, out of this isolate's sight: it
-    // skips them too, but probes none and teaches nothing.
-    const route = cooldowns.route(!resumable);
+    // Upstreams cooling down are skipped, one whose cooldown is over is probed by one call;
+    // each target's fetch tells the route what it answered. A resumable stream's call runs in
+    // its Durable Object, whose start response reports what it found instead.
+    const route = cooldowns.route();
     const upstream = createUpstreamFetch(config.fetch, inProcess);
     const call: StreamChatOptions = {
       ...callOptions(
@@ -154,7 +154,7 @@ export function createRelay(options: RelayOptions = {}): Hono {
     if (resumable && streams !== undefined) {
       // The call runs in the stream's Durable Object, not under this request: a caller who
       // disconnects leaves it running, to be resumed; only a cancel stops it.
-      const started = await startStream(streams, c.req.raw, {
+      const { response, outcomes } = await startStream(streams, c.req.raw, {
         call,
         demo: inProcess && {
           baseURL: inProcess.baseURL,
@@ -164,7 +164,8 @@ export function createRelay(options: RelayOptions = {}): Hono {
         chat: { id, model, includeUsage, progress },
         keepAliveMs: config.keepAliveMs,
       });
-      return relabel(started, route);
+      if (outcomes !== undefined) route.report(outcomes);
+      return relabel(response, route);
     }
     const abort = new AbortController();
     const chat = streamChat({

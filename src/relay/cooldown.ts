@@ -10,6 +10,9 @@
  * answered succeeded; one it left for the next upstream failed (unless it answered 404, a model
  * it does not serve); the last one gets the call's error — a failure when that error is
  * retryable, nothing at all when it is the caller's abort or a 4xx of the caller's making.
+ * A resumable stream's call runs in its Durable Object, whose start response reports the same
+ * outcomes as of that moment ({@linkcode UpstreamRoute.report}); an upstream it still waits for
+ * is left unrecorded, so a probe's claim on it holds until the claim lapses.
  *
  * @module
  */
@@ -38,7 +41,16 @@ export interface CooldownSettings {
   now?: () => number;
 }
 
-type Outcome = "success" | "failure" | "neutral";
+/**
+ * What one call taught about one upstream: it answered, it failed (a retryable error), or
+ * nothing (the caller's abort, a 4xx of the caller's making, never tried).
+ *
+ * @example
+ * ```ts
+ * const outcome: Outcome = "failure";
+ * ```
+ */
+export type Outcome = "success" | "failure" | "neutral";
 
 interface Health {
   /** Consecutive failed calls, and when the first of them ended. */
@@ -80,18 +92,19 @@ export class UpstreamCooldowns {
   }
 
   /**
-   * The upstreams one call tries, in order. With `probe`, the call becomes the probe of those
-   * whose cooldown is over, and must be watched ({@linkcode UpstreamRoute.watch}) to end its
-   * claim; without, it skips them as it skips those cooling down.
+   * The upstreams one call tries, in order. The call becomes the probe of those whose cooldown
+   * is over (while another call probes one, it skips it as it skips those cooling down), and
+   * must be watched ({@linkcode UpstreamRoute.watch}) or report ({@linkcode UpstreamRoute.report})
+   * to end its claim.
    */
-  route(probe = true): UpstreamRoute {
+  route(): UpstreamRoute {
     const now = this.#now();
     const order: number[] = [];
     const probes: number[] = [];
     let soonest: number | undefined;
     this.#health.forEach((health, index) => {
       if (health.until === 0) order.push(index);
-      else if (probe && health.until <= now && !this.#probing(health, now)) {
+      else if (health.until <= now && !this.#probing(health, now)) {
         order.push(index);
         probes.push(index);
       } else if (soonest === undefined || health.until < this.#health[soonest]!.until) {
@@ -192,6 +205,22 @@ export class UpstreamRoute {
     result.then((r) => this.#finish(r.target?.index ?? 0, undefined), (e) => this.#finish(-1, e));
   }
 
+  /**
+   * Records what a call that ran elsewhere (a resumable stream's Durable Object) taught, per
+   * target in the call's order; `undefined` for the target it still waits for, which is left
+   * unrecorded with every target after it (a probe's claim on them holds until it lapses).
+   * Targets past the list were never tried.
+   */
+  report(outcomes: readonly (Outcome | undefined)[]): void {
+    if (this.#done) return;
+    this.#done = true;
+    for (let target = 0; target < this.order.length; target++) {
+      const outcome = target < outcomes.length ? outcomes[target] : "neutral";
+      if (outcome === undefined) return;
+      this.#cooldowns.record(this.order[target]!, outcome, this);
+    }
+  }
+
   #finish(answered: number, error: unknown): void {
     if (this.#done) return;
     this.#done = true;
@@ -208,8 +237,16 @@ export class UpstreamRoute {
   }
 }
 
-/** The caller's abort, and a 4xx of the caller's making, say nothing about the upstream. */
-function outcomeOf(error: unknown): Outcome {
+/**
+ * The outcome of the call's error for the upstream it came from: the caller's abort, and a 4xx
+ * of the caller's making, say nothing about the upstream.
+ *
+ * @example
+ * ```ts
+ * outcomeOf(new ConnectionError("reset")); // "failure"
+ * ```
+ */
+export function outcomeOf(error: unknown): Outcome {
   const cause = isPartialStreamError(error) ? error.cause : error;
   if (isInterruptedError(cause)) return "neutral";
   return isRetryable(cause) ? "failure" : "neutral";

@@ -19,11 +19,12 @@
  */
 
 import { redact } from "../../redact.ts";
-import { errorResponse, type RelayFailure } from "../errors.ts";
+import { errorResponse } from "../errors.ts";
 import { SSE_HEADERS } from "../sse_response.ts";
 import { EventLog } from "./event_log.ts";
+import { OUTCOMES_HEADER } from "./outcomes.ts";
 import { readEvents } from "./reader.ts";
-import { errorEvent, INTERRUPTED, secretsOf, StreamRun } from "./stream_run.ts";
+import { errorEvent, INTERRUPTED, secretsOf, START_FAILED, StreamRun } from "./stream_run.ts";
 import {
   type StreamMeta,
   type StreamStatus,
@@ -34,15 +35,6 @@ import { decodePlan, OWNER_HEADER, type StartPlan, STREAM_ID_HEADER } from "./wi
 
 /** An alarm this often keeps the object in memory while the upstream call runs. */
 const HEARTBEAT_MS = 30_000;
-
-/** The answer to a start that failed before its upstream call began (nothing is kept). */
-const START_FAILED: RelayFailure = {
-  status: 500,
-  message: "The relay could not start the resumable stream; send the request again, or without " +
-    "x-stopstream-resumable if it keeps failing.",
-  type: "server_error",
-  code: "stream_start_failed",
-};
 
 /**
  * The slice of a Durable Object's `ctx` (`DurableObjectState`) that `RelayStream` uses.
@@ -159,12 +151,13 @@ export class RelayStream {
     this.#recorded = ended.then((status) => this.#record(status));
     this.#ctx.waitUntil?.(this.#recorded);
     const failure = await run.committed;
-    const attempts = String(run.attempts);
-    if (failure !== undefined) return errorResponse(failure, { "x-stopstream-attempts": attempts });
+    // For the Worker's cooldowns, which removes it: what the call taught so far.
+    const told = { "x-stopstream-attempts": String(run.attempts), [OUTCOMES_HEADER]: run.outcomes };
+    if (failure !== undefined) return errorResponse(failure, told);
     return new Response(readEvents(log, 0, plan.keepAliveMs), {
       headers: {
         ...SSE_HEADERS,
-        "x-stopstream-attempts": attempts,
+        ...told,
         "x-stopstream-upstream": String(run.upstream),
         [STREAM_ID_HEADER]: plan.id,
       },

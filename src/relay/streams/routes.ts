@@ -9,7 +9,9 @@
 
 import { Hono } from "hono";
 import { bearerKey, sha256 } from "../auth.ts";
+import type { Outcome } from "../cooldown.ts";
 import { errorResponse } from "../errors.ts";
+import { OUTCOMES_HEADER, parseOutcomes } from "./outcomes.ts";
 import { streamNotFound } from "./relay_stream.ts";
 import {
   encodePlan,
@@ -56,18 +58,20 @@ export function wantsResumable(headers: Headers): boolean {
 /**
  * Starts a resumable stream: its Durable Object runs the upstream call and answers as the
  * relay does (the upstream's error status before the answer begins, else an SSE stream
- * carrying `x-stopstream-stream-id` and an `id:` on every event).
+ * carrying `x-stopstream-stream-id` and an `id:` on every event), with what the call taught
+ * about each upstream so far (`outcomes`, for the isolate's cooldowns; `undefined`: nothing).
  *
  * @example
  * ```ts
- * return await startStream(config, c.req.raw, { call, demo, chat, keepAliveMs });
+ * const { response, outcomes } = await startStream(config, c.req.raw, { call, demo, chat, keepAliveMs });
+ * if (outcomes !== undefined) route.report(outcomes);
  * ```
  */
 export async function startStream(
   config: StreamsConfig,
   caller: Request,
   parts: Pick<StartPlan, "call" | "demo" | "chat" | "keepAliveMs">,
-): Promise<Response> {
+): Promise<{ response: Response; outcomes: Array<Outcome | undefined> | undefined }> {
   const id = newStreamId();
   const plan: StartPlan = {
     ...parts,
@@ -84,7 +88,10 @@ export async function startStream(
     // call then. Once it has begun, the call no longer depends on this request.
     signal: caller.signal,
   });
-  return mutable(await stubOf(config, id).fetch(request));
+  const response = mutable(await stubOf(config, id).fetch(request));
+  const outcomes = parseOutcomes(response.headers.get(OUTCOMES_HEADER));
+  response.headers.delete(OUTCOMES_HEADER);
+  return { response, outcomes };
 }
 
 /**

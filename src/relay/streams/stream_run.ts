@@ -17,6 +17,7 @@ import { describeFailure, errorBody, type RelayFailure } from "../errors.ts";
 import { chunkEncoder, isComment } from "../progress.ts";
 import { createUpstreamFetch, type UpstreamFetch } from "../upstream_fetch.ts";
 import type { EventLog } from "./event_log.ts";
+import { CallOutcomes } from "./outcomes.ts";
 import type { StreamStatus } from "./stream_store.ts";
 import type { StartPlan } from "./wire.ts";
 
@@ -62,6 +63,23 @@ export const INTERRUPTED: RelayFailure = {
     "send the request again.",
   type: "server_error",
   code: "stream_interrupted",
+};
+
+/**
+ * The answer to a start that failed before its upstream call began (a plan the call refuses,
+ * storage that failed): nothing of the stream is kept, and no upstream request was made.
+ *
+ * @example
+ * ```ts
+ * return errorResponse(START_FAILED);
+ * ```
+ */
+export const START_FAILED: RelayFailure = {
+  status: 500,
+  message: "The relay could not start the resumable stream; send the request again, or without " +
+    "x-stopstream-resumable if it keeps failing.",
+  type: "server_error",
+  code: "stream_start_failed",
 };
 
 /**
@@ -125,6 +143,7 @@ export class StreamRun {
   #plan: StartPlan;
   #log: EventLog;
   #chat: ChatStream;
+  #outcomes = new CallOutcomes();
 
   constructor(plan: StartPlan, log: EventLog) {
     this.committed = new Promise((resolve) => (this.#commit = resolve));
@@ -154,6 +173,11 @@ export class StreamRun {
   /** How many upstream requests were made so far. */
   get attempts(): number {
     return this.#fetch.calls;
+  }
+
+  /** What the call taught about each upstream so far (`OUTCOMES_HEADER`'s value). */
+  get outcomes(): string {
+    return this.#outcomes.toString();
   }
 
   /** Whether the answer has begun (the response to the creating request is, or was, sent). */
@@ -189,6 +213,7 @@ export class StreamRun {
         const step = await iterator.next();
         if (step.done) break;
         const event = step.value;
+        this.#outcomes.note(event);
         if (event.type === "fallback") this.upstream = event.index;
         else if (event.type === "open") this.#begin(undefined);
         const text = encoder.encode(event);
@@ -209,6 +234,7 @@ export class StreamRun {
       await log.close(DONE_EVENT);
       return "completed";
     } catch (error) {
+      this.#outcomes.fail(error);
       const failure = this.#stopped === "cancelled" ? STOPPED : describeFailure(error, secrets);
       if (!this.#isCommitted) {
         // Nobody has the stream id yet: the caller gets an HTTP error, and nothing is kept.
