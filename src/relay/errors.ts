@@ -14,6 +14,7 @@ import {
   isStreamProtocolError,
   isTimeoutError,
   isUpstreamStreamError,
+  type RedirectReason,
   type TimeoutPhase,
 } from "../errors.ts";
 import { quoted } from "../error_messages.ts";
@@ -206,9 +207,9 @@ function classify(
       what: "the upstream redirected the request",
       failure: {
         status: 502,
-        message: "The upstream redirected the request where the relay does not follow it " +
-          "(another origin, a loop, a 303); check the relay's upstream base URL (the relay " +
-          "log has the target).",
+        message: `The upstream ${REDIRECTED[error.reason]}; check the relay's upstream base URL${
+          error.targetOrigin === undefined ? "" : " (the relay log has where it pointed)"
+        }.`,
         type: "upstream_error",
         code: "upstream_redirect",
       },
@@ -236,6 +237,19 @@ function classify(
     },
   };
 }
+
+/** What a redirect the relay did not follow was, per reason (a new reason needs its own). */
+const REDIRECTED: Record<RedirectReason, string> = {
+  "cross-origin": "redirected the request to another origin, which the relay does not follow " +
+    "(the key must not go there)",
+  loop: "redirected the request in a loop",
+  "too-many": "redirected the request more than 5 times, more than the relay follows",
+  opaque: "redirected the request, and the runtime hid where to, so the relay could not follow it",
+  credentials: "redirected the request to a URL with credentials in it, which the relay does " +
+    "not follow",
+  "see-other": "answered 303 See Other, which asks for a GET instead of the POST, so the relay " +
+    "did not follow it",
+};
 
 /** `#` stands for the limit in ms. */
 const TIMED_OUT: Record<TimeoutPhase, string> = {

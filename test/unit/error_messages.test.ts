@@ -9,6 +9,8 @@ import {
   ConnectionError,
   InterruptedError,
   PartialStreamError,
+  RedirectError,
+  type RedirectReason,
   streamChat,
   StreamProtocolError,
   TimeoutError,
@@ -220,6 +222,50 @@ describe("the relay's errors: its own sentence, never the client's chain", () =>
     expect(failure.message).toBe(message);
     expect(failure.code).toBe(code);
     expect(failure.message).not.toMatch(/stopstream/);
+  });
+
+  test.each<[RedirectReason, string]>([
+    [
+      "cross-origin",
+      "The upstream redirected the request to another origin, which the relay does not follow " +
+      "(the key must not go there); check the relay's upstream base URL (the relay log has " +
+      "where it pointed).",
+    ],
+    [
+      "loop",
+      "The upstream redirected the request in a loop; check the relay's upstream base URL (the " +
+      "relay log has where it pointed).",
+    ],
+    [
+      "too-many",
+      "The upstream redirected the request more than 5 times, more than the relay follows; " +
+      "check the relay's upstream base URL (the relay log has where it pointed).",
+    ],
+    [
+      "credentials",
+      "The upstream redirected the request to a URL with credentials in it, which the relay " +
+      "does not follow; check the relay's upstream base URL (the relay log has where it pointed).",
+    ],
+    [
+      "see-other",
+      "The upstream answered 303 See Other, which asks for a GET instead of the POST, so the " +
+      "relay did not follow it; check the relay's upstream base URL (the relay log has where it " +
+      "pointed).",
+    ],
+    [
+      "opaque",
+      "The upstream redirected the request, and the runtime hid where to, so the relay could " +
+      "not follow it; check the relay's upstream base URL.",
+    ],
+  ])("a redirect the relay does not follow (%s) says what it was", (reason, message) => {
+    // An opaque redirect has no target to log (a browser's fetch hides it).
+    const target = reason === "opaque" ? undefined : "https://internal.example";
+    const failure = describeFailure(
+      new RedirectError(reason, reason === "opaque" ? 0 : 307, target),
+      [],
+    );
+    expect(failure).toMatchObject({ status: 502, code: "upstream_redirect", message });
+    expect(failure.message).not.toContain("internal.example");
   });
 
   test("4xx answers keep the upstream's own message; keys in it are redacted", () => {
