@@ -264,16 +264,36 @@ describe("the relay's retry budget", () => {
     expect(upstream.seen).toHaveLength(3 + 2);
   });
 
-  it("a relay has one by default: a sustained outage costs about (1 + 0.2) requests per call", async () => {
+  it("a relay has one by default: a sustained outage costs (1 + 0.2) requests per call plus the floor", async () => {
+    // The budget's clock is Date.now(), which this file fakes (timers stay real): time passes
+    // only when the test says so, however loaded the machine. The floor holds 10 retries and
+    // refills 10 a second (up to 10 saved), so N calls over `seconds` make at most this many
+    // requests, exactly.
+    const most = (calls: number, seconds: number) => calls * 1.2 + 10 + 10 * seconds;
     const upstream = fakeUpstream(() => overloaded());
     const app = createRelay({
       upstreams: [{ baseURL: PRIMARY }],
       retry: { initialDelayMs: 1, maxDelayMs: 1 },
       fetch: upstream.fetch,
     });
-    for (let i = 0; i < 100; i++) await (await postChat(app, chatBody({ stream: true }))).text();
-    // maxRetries 2 would make 300; the default budget allows 0.2 per call and 10 to start with.
-    expect(upstream.seen.length).toBeLessThanOrEqual(1.2 * 100 + 10);
-    expect(upstream.seen.length).toBeGreaterThanOrEqual(100 + 20);
+    const outage = async () => {
+      const before = upstream.seen.length;
+      for (let i = 0; i < 100; i++) await (await postChat(app, chatBody({ stream: true }))).text();
+      return upstream.seen.length - before;
+    };
+    // maxRetries 2 would make 300; the budget allows 0.2 per call and 10 to start with. It is
+    // spent to the last retry (adding fifths in floating point may leave one short).
+    const start = Date.now();
+    const first = await outage();
+    const seconds = (Date.now() - start) / 1000;
+    expect(seconds).toBe(0);
+    expect(first).toBeLessThanOrEqual(most(100, seconds));
+    expect(first).toBeGreaterThanOrEqual(most(100, seconds) - 1);
+    // A minute later the floor is back, at one second's worth (not 600 retries); the deposits of
+    // a minute ago have faded.
+    vi.setSystemTime(start + 60_000);
+    const later = await outage();
+    expect(later).toBeLessThanOrEqual(most(100, 0));
+    expect(later).toBeGreaterThanOrEqual(most(100, 0) - 1);
   });
 });
