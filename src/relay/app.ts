@@ -13,7 +13,7 @@ import type { StreamChatOptions } from "../types.ts";
 import { createKeyCheck } from "./auth.ts";
 import { callerDrop } from "./caller_drop.ts";
 import { toChatCompletion } from "./chunks.ts";
-import { UpstreamCooldowns, type UpstreamRoute } from "./cooldown.ts";
+import { UpstreamCooldowns } from "./cooldown.ts";
 import { errorResponse, type RelayFailure } from "./errors.ts";
 import { jsonResponse } from "./json_response.ts";
 import { type RelayOptions, type ResolvedUpstream, resolveRelayOptions } from "./options.ts";
@@ -156,6 +156,7 @@ export function createRelay(options: RelayOptions = {}): Hono {
       // disconnects leaves it running, to be resumed; only a cancel stops it.
       const { response, outcomes } = await startStream(streams, c.req.raw, {
         call,
+        upstreams: route.order,
         demo: inProcess && {
           baseURL: inProcess.baseURL,
           wordDelayMs: config.demo.wordDelayMs,
@@ -165,7 +166,7 @@ export function createRelay(options: RelayOptions = {}): Hono {
         keepAliveMs: config.keepAliveMs,
       });
       if (outcomes !== undefined) route.report(outcomes);
-      return relabel(response, route);
+      return response;
     }
     const abort = new AbortController();
     const chat = streamChat({
@@ -180,13 +181,21 @@ export function createRelay(options: RelayOptions = {}): Hono {
     });
 
     if (!streaming) {
-      const answer = chat.result.then((result) => ({
-        json: JSON.stringify(toChatCompletion(result, result.id || id, result.model || model)),
-        headers: {
-          "x-stopstream-attempts": String(result.attempts),
-          [UPSTREAM_HEADER]: String(route.upstreamOf(result.target?.index ?? 0)),
-        },
-      }));
+      const answer = chat.result.then((result) => {
+        // Also in the body: after the commit (1 s) the headers can no longer say it.
+        const stopstream = {
+          upstream: route.upstreamOf(result.target?.index ?? 0),
+          attempts: result.attempts,
+        };
+        const completion = toChatCompletion(result, result.id || id, result.model || model);
+        return {
+          json: JSON.stringify({ ...completion, stopstream }),
+          headers: {
+            "x-stopstream-attempts": String(stopstream.attempts),
+            [UPSTREAM_HEADER]: String(stopstream.upstream),
+          },
+        };
+      });
       route.watch(chat.result);
       return await jsonResponse({
         answer,
@@ -203,9 +212,10 @@ export function createRelay(options: RelayOptions = {}): Hono {
       keepAliveMs: config.keepAliveMs,
       secrets,
       attempts: () => upstream.calls,
+      upstreamOf: (target) => route.upstreamOf(target),
     });
     route.watch(chat.result); // after sseResponse began iterating: its events are kept
-    return relabel(await response, route);
+    return await response;
   });
   if (streams !== undefined) app.route("/", streamRoutes(streams));
   if (demo !== undefined) app.all("/demo/v1/chat/completions", (c) => demo(c.req.raw));
@@ -249,18 +259,6 @@ function methodNotAllowed(method: string, allowed: string): Response {
     type: "invalid_request_error",
     code: "method_not_allowed",
   }, { allow: allowed });
-}
-
-/**
- * The streaming response names the upstream by its place in this call's chain; callers are
- * told its place among the configured upstreams (cooldown may have skipped some).
- */
-function relabel(response: Response, route: UpstreamRoute): Response {
-  const target = response.headers.get(UPSTREAM_HEADER);
-  if (target !== null) {
-    response.headers.set(UPSTREAM_HEADER, String(route.upstreamOf(Number(target))));
-  }
-  return response;
 }
 
 /** `streamChat` options for the first upstream to try, with the others as fallbacks. */

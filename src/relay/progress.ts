@@ -125,6 +125,61 @@ export class ProgressEncoder extends ChunkEncoder {
 }
 
 /**
+ * Which upstream answered a streaming call, and after how many upstream requests: what the
+ * response headers said at the commit (`x-stopstream-upstream`, `x-stopstream-attempts`), and,
+ * when that changed before the answer began (a fallback, a retry after the commit), the comment
+ * that says what it became, written once, just before the first content:
+ *
+ * ```text
+ * : upstream index=1 attempts=3
+ * ```
+ *
+ * `index` is the upstream's place among the configured ones (0: the primary). Written with or
+ * without `x-stopstream-progress`: a header cannot change once sent.
+ *
+ * @example
+ * ```ts
+ * const label = new AnswerLabel((target) => route.upstreamOf(target), () => upstream.calls);
+ * const headers = label.headers(); // at the commit
+ * out += label.late() + encoder.encode(event); // the first content
+ * ```
+ */
+export class AnswerLabel {
+  #upstreamOf: (target: number) => number;
+  #attempts: () => number;
+  /** The call's target under way (0: its first). */
+  #target = 0;
+  /** What the headers said, as `index attempts`; "" before the commit. */
+  #told = "";
+
+  constructor(upstreamOf: (target: number) => number, attempts: () => number) {
+    this.#upstreamOf = upstreamOf;
+    this.#attempts = attempts;
+  }
+
+  /** Notes an event before the answer begins: a fallback moves on to the next target. */
+  note(event: StreamEvent): void {
+    if (event.type === "fallback") this.#target = event.index;
+  }
+
+  /** The response headers, as of now: the commit. */
+  headers(): Record<string, string> {
+    const upstream = this.#upstreamOf(this.#target);
+    const attempts = this.#attempts();
+    this.#told = `${upstream} ${attempts}`;
+    return { "x-stopstream-upstream": String(upstream), "x-stopstream-attempts": String(attempts) };
+  }
+
+  /** When the answer begins: the comment with what changed since the headers, or "". */
+  late(): string {
+    const upstream = this.#upstreamOf(this.#target);
+    const attempts = this.#attempts();
+    if (`${upstream} ${attempts}` === this.#told) return "";
+    return `: upstream index=${upstream} attempts=${attempts}\n\n`;
+  }
+}
+
+/**
  * ` reason=…` and its details: the HTTP status (and the `Retry-After` it asked for), the
  * timeout that fired, or the kind of failure; fixed words only.
  */

@@ -18,6 +18,7 @@ import type { StreamEvent } from "../types.ts";
 import { type ChunkEncoder, DONE_EVENT } from "./chunks.ts";
 import { COMMIT, commitTiming, raceCommit } from "./commit.ts";
 import { describeFailure, errorBody, errorResponse } from "./errors.ts";
+import { AnswerLabel } from "./progress.ts";
 
 /**
  * The SSE comment sent while the caller waits: it carries no event (and no `id:`).
@@ -51,6 +52,7 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
   "x-accel-buffering": "no",
 };
 const noop = (): void => {};
+const sameIndex = (target: number): number => target;
 
 /**
  * One relayed streaming call, ready to be turned into a response.
@@ -70,6 +72,8 @@ export interface RelayedStream {
   secrets: readonly string[];
   /** How many upstream requests have been made so far. */
   attempts: () => number;
+  /** The configured index of the call's target `target` (default: the same number). */
+  upstreamOf?: (target: number) => number;
 }
 
 /**
@@ -87,7 +91,7 @@ export async function sseResponse(call: RelayedStream): Promise<Response> {
   let pending: Promise<IteratorResult<StreamEvent>> | undefined = iterator.next();
   let buffered = "";
   let ended = false;
-  let upstream = 0;
+  const label = new AnswerLabel(call.upstreamOf ?? sameIndex, call.attempts);
   try {
     // Retries, stalls and fallbacks before the first content stay invisible: nothing is sent.
     while (pending !== undefined) {
@@ -99,7 +103,7 @@ export async function sseResponse(call: RelayedStream): Promise<Response> {
         break;
       }
       const event = step.value;
-      if (event.type === "fallback") upstream = event.index;
+      label.note(event);
       buffered = call.encoder.encode(event);
       if (buffered === "") pending = iterator.next();
       // An upstream that answered 200 commits the response too: from here on the relay writes
@@ -111,12 +115,9 @@ export async function sseResponse(call: RelayedStream): Promise<Response> {
       "x-stopstream-attempts": String(call.attempts()),
     });
   }
-  const headers = new Headers({
-    ...SSE_HEADERS,
-    "x-stopstream-attempts": String(call.attempts()),
-    "x-stopstream-upstream": String(upstream),
-  });
-  return new Response(streamBody(call, iterator, pending, buffered, ended), { headers });
+  // As of the commit; what they become before the answer begins is a comment (AnswerLabel).
+  const headers = new Headers({ ...SSE_HEADERS, ...label.headers() });
+  return new Response(streamBody(call, iterator, pending, buffered, ended, label), { headers });
 }
 
 function streamBody(
@@ -125,6 +126,7 @@ function streamBody(
   firstPending: Promise<IteratorResult<StreamEvent>> | undefined,
   buffered: string,
   ended: boolean,
+  label: AnswerLabel,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   // A caller may go away before the first pull awaits this; its rejection is expected then.
@@ -186,7 +188,12 @@ function streamBody(
           send(out + DONE_EVENT);
           return close();
         }
-        out += call.encoder.encode(step.value);
+        if (call.encoder.started) out += call.encoder.encode(step.value);
+        else {
+          label.note(step.value);
+          const text = call.encoder.encode(step.value);
+          out += call.encoder.started ? label.late() + text : text;
+        }
         if (out !== "" && (!call.stream.backlogged || out.length >= MAX_WRITE)) return send(out);
       }
     },

@@ -17,6 +17,7 @@ function planWith(call: Partial<StartPlan["call"]>): StartPlan {
       body: { model: "m", messages: [{ role: "user", content: "hi" }], seed: null },
       ...call,
     },
+    upstreams: [0],
     demo: undefined,
     chat: { id: "chatcmpl-1", model: "m", includeUsage: false },
     keepAliveMs: 15_000,

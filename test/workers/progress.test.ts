@@ -70,9 +70,12 @@ describe("progress comments", () => {
     expect(response.status).toBe(200);
     const raw = await response.text();
     const notes = progressOf(raw);
-    expect(notes).toHaveLength(2);
+    expect(notes).toHaveLength(3);
     expect(notes[0]).toMatch(/^retry attempt=2 delay_ms=\d+ reason=503 t=\d+$/);
     expect(notes[1]).toMatch(/^open attempt=2 status=200 t=\d+$/);
+    // The first comment committed the response: its header counted one request, this says two.
+    expect(response.headers.get("x-stopstream-attempts")).toBe("1");
+    expect(notes[2]).toBe("upstream index=0 attempts=2");
     const body = parseSSE(raw);
     expect(body.comments.find((c) => c.text === notes[1])?.beforeData).toBe(0);
     // What an OpenAI client reads is what it reads without the header.
@@ -162,6 +165,7 @@ describe("progress comments on a resumable stream", () => {
     expect(notes).toEqual([
       expect.stringMatching(/^retry attempt=2 delay_ms=\d+ reason=503 t=\d+$/),
       expect.stringMatching(/^open attempt=2 status=200 t=\d+$/),
+      "upstream index=0 attempts=2",
     ]);
     expect(raw.indexOf(`: ${notes[1]}`)).toBeLessThan(raw.indexOf("id: 1\n"));
     for (const block of raw.split("\n\n")) {

@@ -57,6 +57,7 @@ function startRequest(id: string, testId: string, call: Partial<StartPlan["call"
       body: { model: "demo", messages: [{ role: "user", content: "hello relay" }] },
       ...call,
     },
+    upstreams: [0],
     demo: undefined,
     chat: { id: "chatcmpl-start", model: "demo", includeUsage: false },
     keepAliveMs: 15_000,

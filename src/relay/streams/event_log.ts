@@ -100,7 +100,7 @@ export class EventLog {
    * first event: a reader who resumes after an event gets events only.
    */
   note(text: string): void {
-    if (this.#next !== 1 || this.notes.length + text.length > MAX_NOTES) return;
+    if (text === "" || this.#next !== 1 || this.notes.length + text.length > MAX_NOTES) return;
     this.notes += text;
     for (const wake of [...this.#listeners]) wake();
   }

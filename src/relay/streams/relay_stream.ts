@@ -155,12 +155,7 @@ export class RelayStream {
     const told = { "x-stopstream-attempts": String(run.attempts), [OUTCOMES_HEADER]: run.outcomes };
     if (failure !== undefined) return errorResponse(failure, told);
     return new Response(readEvents(log, 0, plan.keepAliveMs), {
-      headers: {
-        ...SSE_HEADERS,
-        ...told,
-        "x-stopstream-upstream": String(run.upstream),
-        [STREAM_ID_HEADER]: plan.id,
-      },
+      headers: { ...SSE_HEADERS, ...told, ...run.headers, [STREAM_ID_HEADER]: plan.id },
     });
   }
 

@@ -63,14 +63,14 @@ export function wantsResumable(headers: Headers): boolean {
  *
  * @example
  * ```ts
- * const { response, outcomes } = await startStream(config, c.req.raw, { call, demo, chat, keepAliveMs });
+ * const { response, outcomes } = await startStream(config, c.req.raw, { call, upstreams, demo, chat, keepAliveMs });
  * if (outcomes !== undefined) route.report(outcomes);
  * ```
  */
 export async function startStream(
   config: StreamsConfig,
   caller: Request,
-  parts: Pick<StartPlan, "call" | "demo" | "chat" | "keepAliveMs">,
+  parts: Pick<StartPlan, "call" | "upstreams" | "demo" | "chat" | "keepAliveMs">,
 ): Promise<{ response: Response; outcomes: Array<Outcome | undefined> | undefined }> {
   const id = newStreamId();
   const plan: StartPlan = {

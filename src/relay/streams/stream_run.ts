@@ -14,7 +14,7 @@ import type { StreamChatOptions } from "../../types.ts";
 import { type ChunkEncoder, DONE_EVENT } from "../chunks.ts";
 import { commitTiming } from "../commit.ts";
 import { describeFailure, errorBody, type RelayFailure } from "../errors.ts";
-import { chunkEncoder, isComment } from "../progress.ts";
+import { AnswerLabel, chunkEncoder, isComment } from "../progress.ts";
 import { createUpstreamFetch, type UpstreamFetch } from "../upstream_fetch.ts";
 import type { EventLog } from "./event_log.ts";
 import { CallOutcomes } from "./outcomes.ts";
@@ -133,8 +133,12 @@ export class StreamRun {
    * time passed) with `undefined`, or with the failure that came first.
    */
   readonly committed: Promise<RelayFailure | undefined>;
-  /** Which upstream answered: 0 the primary, then the fallbacks in order. */
-  upstream = 0;
+  /**
+   * `x-stopstream-upstream` and `x-stopstream-attempts` as of the commit (set then); what they
+   * become before the answer begins is a comment for readers (`AnswerLabel`).
+   */
+  headers: Record<string, string> = {};
+  #label: AnswerLabel;
   #abort = new AbortController();
   #fetch: UpstreamFetch;
   #stopped: StopReason | undefined;
@@ -157,6 +161,10 @@ export class StreamRun {
       fault: plan.demo.fault,
     };
     this.#fetch = createUpstreamFetch(undefined, demo);
+    this.#label = new AnswerLabel(
+      (target) => plan.upstreams[target] ?? target,
+      () => this.attempts,
+    );
     this.#chat = streamChat({ ...plan.call, signal: this.#abort.signal, fetch: this.#fetch.fetch });
   }
 
@@ -194,6 +202,7 @@ export class StreamRun {
   #begin(failure: RelayFailure | undefined): void {
     if (this.#isCommitted) return;
     this.#isCommitted = true;
+    this.headers = this.#label.headers();
     this.#commit(failure);
   }
 
@@ -214,11 +223,13 @@ export class StreamRun {
         if (step.done) break;
         const event = step.value;
         this.#outcomes.note(event);
-        if (event.type === "fallback") this.upstream = event.index;
-        else if (event.type === "open") this.#begin(undefined);
+        const started = encoder.started;
+        if (!started) this.#label.note(event);
+        if (event.type === "open") this.#begin(undefined);
         const text = encoder.encode(event);
         if (text !== "") {
           this.#begin(undefined);
+          if (!started && encoder.started) log.note(this.#label.late());
           // Progress comments go to readers unnumbered; events are numbered and stored.
           if (isComment(text)) log.note(text);
           else if (!log.append(text)) {

@@ -66,7 +66,7 @@ export function toHex(bytes: Uint8Array): string {
  *
  * @example
  * ```ts
- * const plan: StartPlan = { id, owner: "", call, demo: undefined, chat, keepAliveMs: 15_000, ttlMs: 600_000, maxBytes: 8 << 20 };
+ * const plan: StartPlan = { id, owner: "", call, upstreams: [0], demo: undefined, chat, keepAliveMs: 15_000, ttlMs: 600_000, maxBytes: 8 << 20 };
  * ```
  */
 export interface StartPlan {
@@ -76,6 +76,11 @@ export interface StartPlan {
   owner: string;
   /** The `streamChat` options, minus what cannot cross to the Durable Object (signal, fetch). */
   call: StreamChatOptions;
+  /**
+   * The configured index of each of the call's targets (cooldown may have skipped some): what
+   * `x-stopstream-upstream` and the `: upstream` comment name.
+   */
+  upstreams: readonly number[];
   /** The built-in demo upstream, served inside the Durable Object, when it is the upstream. */
   demo: { baseURL: string; wordDelayMs: number | undefined; fault: string | null } | undefined;
   /**
