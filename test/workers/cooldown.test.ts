@@ -10,15 +10,16 @@ import { relayOptionsFromEnv } from "../../src/relay/env.ts";
 import type { RelayOptions } from "../../src/relay/options.ts";
 import { createRetryBudget } from "../../src/retry_budget.ts";
 import {
+  answer,
   chatBody,
   contentOf,
   deferred,
   fakeUpstream,
+  hostOf,
+  overloaded,
   parseSSE,
   postChat,
   type SeenRequest,
-  sse,
-  sseResponse,
 } from "./helpers.ts";
 
 const T0 = Date.UTC(2025, 0, 1);
@@ -32,22 +33,6 @@ beforeEach(() => {
 afterEach(() => {
   vi.useRealTimers();
 });
-
-function answer(text: string): Response {
-  return sseResponse([
-    sse({ choices: [{ index: 0, delta: { content: text }, finish_reason: null }] }),
-    sse({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }),
-    "data: [DONE]\n\n",
-  ]);
-}
-
-function overloaded(): Response {
-  return Response.json({ error: { message: "overloaded", type: "server_error" } }, { status: 503 });
-}
-
-function hostOf(request: SeenRequest): string {
-  return new URL(request.url).host;
-}
 
 /** A relay on two upstreams (the primary, then the second) with a fake upstream fetch. */
 function relay(

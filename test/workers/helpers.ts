@@ -99,6 +99,25 @@ export function sseResponse(events: string[]): Response {
   });
 }
 
+/** A whole OpenAI chat stream whose content is `text`. */
+export function answer(text: string): Response {
+  return sseResponse([
+    sse({ choices: [{ index: 0, delta: { content: text }, finish_reason: null }] }),
+    sse({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }),
+    "data: [DONE]\n\n",
+  ]);
+}
+
+/** An upstream's 503 with an OpenAI-style error body. */
+export function overloaded(): Response {
+  return Response.json({ error: { message: "overloaded", type: "server_error" } }, { status: 503 });
+}
+
+/** The host a fake upstream request went to. */
+export function hostOf(request: SeenRequest): string {
+  return new URL(request.url).host;
+}
+
 /** `data: <json>\n\n`, optionally with an `event:` name. */
 export function sse(data: unknown, event?: string): string {
   return `${event ? `event: ${event}\n` : ""}data: ${JSON.stringify(data)}\n\n`;

@@ -4,15 +4,15 @@
 import { describe, expect, it } from "vitest";
 import { createRelay } from "../../src/relay/app.ts";
 import {
+  answer,
   chatBody,
   contentOf,
   deferred,
   fakeUpstream,
+  hostOf,
+  overloaded,
   parseSSE,
   postChat,
-  type SeenRequest,
-  sse,
-  sseResponse,
 } from "./helpers.ts";
 import { eventsOf, startResumable, streamsRelay } from "./stream_helpers.ts";
 
@@ -21,20 +21,6 @@ const SECOND = "https://second.test/v1";
 const THIRD = "https://third.test/v1";
 /** The status commits after `keepAliveMs` when that is under 1 s: the tests wait 50 ms. */
 const KEEP_ALIVE_MS = 50;
-
-function answer(text: string): Response {
-  return sseResponse([
-    sse({ choices: [{ index: 0, delta: { content: text }, finish_reason: null }] }),
-    sse({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }),
-    "data: [DONE]\n\n",
-  ]);
-}
-
-function overloaded(): Response {
-  return Response.json({ error: { message: "overloaded", type: "server_error" } }, { status: 503 });
-}
-
-const hostOf = (request: SeenRequest): string => new URL(request.url).host;
 
 /**
  * A relay on `upstreams` whose `slow` upstream answers only when the test releases it (after the
