@@ -74,6 +74,19 @@ const OPTIONS = {
  * ```
  */
 export function streamChat(options: StreamChatOptions): ChatStream {
+  return new ChatStream(planCall(options));
+}
+
+/**
+ * @internal What `streamChat` runs, validated and resolved: the relay adjusts a plan's targets
+ * (their stream decoders) before it starts one.
+ *
+ * @example
+ * ```ts
+ * const stream = new ChatStream(planCall({ baseURL, body }));
+ * ```
+ */
+export function planCall(options: StreamChatOptions): CallPlan {
   if (options === null || typeof options !== "object") {
     throw new TypeError(`stopstream: streamChat expects an options object, got ${options}`);
   }
@@ -98,16 +111,7 @@ export function streamChat(options: StreamChatOptions): ChatStream {
   fallbacks.forEach((entry, i) =>
     targets.push(resolveTarget(mergeFallback(options, entry, i), i + 1))
   );
-  const plan: CallPlan = {
-    targets,
-    signal,
-    deadline: Infinity,
-    totalMs,
-    maxEventBytes,
-    onPartial,
-    budget,
-  };
-  return new ChatStream(plan);
+  return { targets, signal, deadline: Infinity, totalMs, maxEventBytes, onPartial, budget };
 }
 
 function resolveTarget(options: StreamChatOptions, index: number): CallTarget {
