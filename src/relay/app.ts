@@ -15,6 +15,7 @@ import { callerDrop } from "./caller_drop.ts";
 import { toChatCompletion } from "./chunks.ts";
 import { UpstreamCooldowns } from "./cooldown.ts";
 import { errorResponse, type RelayFailure } from "./errors.ts";
+import { relayChat } from "./forward.ts";
 import { jsonResponse } from "./json_response.ts";
 import { type RelayOptions, type ResolvedUpstream, resolveRelayOptions } from "./options.ts";
 import { chunkEncoder, wantsProgress } from "./progress.ts";
@@ -169,7 +170,7 @@ export function createRelay(options: RelayOptions = {}): Hono {
       return response;
     }
     const abort = new AbortController();
-    const chat = streamChat({
+    const local: StreamChatOptions = {
       ...call,
       // A non-streaming caller sees nothing until the whole answer exists: a failure after
       // part of it is retried (and falls back) like one before it.
@@ -178,9 +179,10 @@ export function createRelay(options: RelayOptions = {}): Hono {
       // `enable_request_signal` flag), and a caller abort is never retried.
       signal: AbortSignal.any([c.req.raw.signal, abort.signal]),
       ...(retryBudget !== undefined ? { retryBudget } : {}),
-    });
+    };
 
     if (!streaming) {
+      const chat = streamChat(local);
       const answer = chat.result.then((result) => {
         // Also in the body: after the commit (1 s) the headers can no longer say it.
         const stopstream = {
@@ -205,10 +207,12 @@ export function createRelay(options: RelayOptions = {}): Hono {
         attempts: () => upstream.calls,
       });
     }
+    const encoder = chunkEncoder(id, model, includeUsage, progress);
+    const chat = relayChat(local, encoder);
     const response = sseResponse({
       stream: chat,
       abort,
-      encoder: chunkEncoder(id, model, includeUsage, progress),
+      encoder,
       keepAliveMs: config.keepAliveMs,
       secrets,
       attempts: () => upstream.calls,

@@ -19,6 +19,33 @@ import type { ChatResult, Citation, StreamEvent, Usage } from "../types.ts";
 export const DONE_EVENT = "data: [DONE]\n\n";
 
 /**
+ * Upstream events sent on as they arrived (`data: …` frames, see `forward.ts`): one batch per
+ * run of consecutive events the relay has no need to change, so one per network chunk.
+ *
+ * @example
+ * ```ts
+ * const batch: ForwardedEvents = { type: "forwarded", text: 'data: {"choices":[…]}\n\n', sealed: false };
+ * ```
+ */
+export interface ForwardedEvents {
+  type: "forwarded";
+  /** Whole SSE events, each `data: <the upstream's data>\n\n`. */
+  text: string;
+  /** Set when the batch is encoded: the events that follow start a new batch. */
+  sealed: boolean;
+}
+
+/**
+ * What a relayed stream yields: the client's events, and batches of forwarded upstream events.
+ *
+ * @example
+ * ```ts
+ * const iterator = chat[Symbol.asyncIterator]() as AsyncIterator<RelayEvent>;
+ * ```
+ */
+export type RelayEvent = StreamEvent | ForwardedEvents;
+
+/**
  * Encodes one relayed stream's events as `data: {chat.completion.chunk}` SSE events.
  *
  * @example
@@ -31,19 +58,36 @@ export class ChunkEncoder {
   readonly includeUsage: boolean;
   /** Whether a content, reasoning or tool-call delta has been encoded. */
   started = false;
+  readonly #id: string;
+  readonly #model: string;
+  readonly #created: number;
   /** `data: {"id":…,"model":…,"choices":`: the fields every chunk repeats, serialised once. */
-  readonly #head: string;
+  #head: string;
 
   constructor(id: string, model: string, includeUsage: boolean) {
     this.includeUsage = includeUsage;
-    const created = Math.floor(Date.now() / 1000);
-    const envelope = JSON.stringify({ id, object: "chat.completion.chunk", created, model });
-    this.#head = `data: ${envelope.slice(0, -1)},"choices":`;
+    this.#id = id;
+    this.#model = model;
+    this.#created = Math.floor(Date.now() / 1000);
+    this.#head = head(id, model, this.#created);
+  }
+
+  /**
+   * Takes the upstream's own `id`, `model` and `created` for every chunk (an empty or missing
+   * one keeps the relay's), so that the chunks this encoder writes match the events forwarded
+   * as they arrived. Ignored once the first delta was encoded: one answer, one id.
+   */
+  adopt(id: string, model: string, created: number | undefined): void {
+    if (this.started) return;
+    this.#head = head(id || this.#id, model || this.#model, created ?? this.#created);
   }
 
   /** The SSE text for `event`, or `""` for events the caller must not see (retries, opens). */
-  encode(event: StreamEvent): string {
+  encode(event: RelayEvent): string {
     switch (event.type) {
+      case "forwarded":
+        event.sealed = true;
+        return event.text;
       case "text":
         return this.delta({ content: event.text });
       case "reasoning":
@@ -99,6 +143,11 @@ export class ChunkEncoder {
     const tail = usage === undefined ? "" : `,"usage":${JSON.stringify(usage)}`;
     return `${this.#head}${JSON.stringify(choices)}${tail}}\n\n`;
   }
+}
+
+function head(id: string, model: string, created: number): string {
+  const envelope = JSON.stringify({ id, object: "chat.completion.chunk", created, model });
+  return `data: ${envelope.slice(0, -1)},"choices":`;
 }
 
 /**

@@ -22,8 +22,7 @@
 
 import { isAPIStatusError, isTimeoutError } from "../errors.ts";
 import { retryAfterMs } from "../retry_policy.ts";
-import type { StreamEvent } from "../types.ts";
-import { ChunkEncoder } from "./chunks.ts";
+import { ChunkEncoder, type RelayEvent } from "./chunks.ts";
 
 /**
  * The request header that asks for progress comments (value `true`).
@@ -96,7 +95,7 @@ export class ProgressEncoder extends ChunkEncoder {
   #attempt = 1;
 
   /** The SSE text for `event`: a comment for the call's own events, else as `ChunkEncoder`. */
-  override encode(event: StreamEvent): string {
+  override encode(event: RelayEvent): string {
     switch (event.type) {
       case "open":
         this.#attempt = event.attempt;

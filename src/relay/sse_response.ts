@@ -14,8 +14,7 @@
 
 import type { ChatStream } from "../chat_stream.ts";
 import { isInterruptedError } from "../errors.ts";
-import type { StreamEvent } from "../types.ts";
-import { type ChunkEncoder, DONE_EVENT } from "./chunks.ts";
+import { type ChunkEncoder, DONE_EVENT, type RelayEvent } from "./chunks.ts";
 import { COMMIT, commitTiming, raceCommit } from "./commit.ts";
 import { describeFailure, errorBody, errorResponse } from "./errors.ts";
 import { AnswerLabel } from "./progress.ts";
@@ -87,8 +86,9 @@ export interface RelayedStream {
  */
 export async function sseResponse(call: RelayedStream): Promise<Response> {
   const commitAt = Date.now() + commitTiming(call.keepAliveMs).commitMs;
-  const iterator = call.stream[Symbol.asyncIterator]();
-  let pending: Promise<IteratorResult<StreamEvent>> | undefined = iterator.next();
+  // Forwarded upstream events come through as well (forward.ts).
+  const iterator = call.stream[Symbol.asyncIterator]() as AsyncIterator<RelayEvent>;
+  let pending: Promise<IteratorResult<RelayEvent>> | undefined = iterator.next();
   let buffered = "";
   let ended = false;
   const label = new AnswerLabel(call.upstreamOf ?? sameIndex, call.attempts);
@@ -122,8 +122,8 @@ export async function sseResponse(call: RelayedStream): Promise<Response> {
 
 function streamBody(
   call: RelayedStream,
-  iterator: AsyncIterator<StreamEvent>,
-  firstPending: Promise<IteratorResult<StreamEvent>> | undefined,
+  iterator: AsyncIterator<RelayEvent>,
+  firstPending: Promise<IteratorResult<RelayEvent>> | undefined,
   buffered: string,
   ended: boolean,
   label: AnswerLabel,
@@ -171,7 +171,7 @@ function streamBody(
       // a write per token costs workerd a syscall and an HTTP chunk each.
       let out = "";
       for (;;) {
-        let step: IteratorResult<StreamEvent>;
+        let step: IteratorResult<RelayEvent>;
         try {
           step = await (pending ?? iterator.next());
         } catch (error) {

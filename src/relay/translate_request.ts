@@ -15,7 +15,10 @@ const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 
 /**
  * The upstream request body for `protocol`, from an OpenAI chat completions body.
- * `model` (when set) replaces the caller's model. Streaming flags are left to the client.
+ * `model` (when set) replaces the caller's model. Streaming flags are left to the client, but
+ * an `openai-chat` upstream streaming to a caller who did not ask for usage is asked for none:
+ * the client would ask for it, and the events the relay forwards as they are (forward.ts) would
+ * then carry the `"usage": null` that OpenAI adds only for those who ask.
  *
  * @example
  * ```ts
@@ -28,10 +31,16 @@ export function translateRequest(
   protocol: ProtocolName,
   model: string | undefined,
 ): Json {
-  const { stream: _stream, ...rest } = body;
+  const { stream, ...rest } = body;
   if (model !== undefined) rest.model = model;
   if (protocol === "anthropic-messages") return toAnthropic(rest);
   if (protocol === "openai-responses") return toResponses(rest);
+  const options = rest.stream_options;
+  if (
+    stream === true && (options == null || (isRecord(options) && options.include_usage == null))
+  ) {
+    rest.stream_options = { ...(isRecord(options) ? options : {}), include_usage: false };
+  }
   return rest;
 }
 

@@ -99,7 +99,30 @@ describe("request translation", () => {
 
   it("OpenAI chat stays as it is, minus the stream flag the client sets itself", () => {
     const { stream: _stream, ...rest } = conversation;
-    expect(translateRequest(conversation, "openai-chat", undefined)).toEqual(rest);
+    const asked = { ...conversation, stream_options: { include_usage: true } };
+    expect(translateRequest(asked, "openai-chat", undefined)).toEqual({
+      ...rest,
+      stream_options: { include_usage: true },
+    });
+    const whole = { ...conversation, stream: false };
+    expect(translateRequest(whole, "openai-chat", undefined)).toEqual(rest);
+  });
+
+  it("a streaming caller who did not ask for usage gets an upstream asked for none", () => {
+    const { stream: _stream, ...rest } = conversation;
+    expect(translateRequest(conversation, "openai-chat", undefined)).toEqual({
+      ...rest,
+      stream_options: { include_usage: false },
+    });
+    const other = { ...conversation, stream_options: { other: 1 } };
+    expect(translateRequest(other, "openai-chat", undefined).stream_options).toEqual({
+      other: 1,
+      include_usage: false,
+    });
+    const refused = { ...conversation, stream_options: { include_usage: false } };
+    expect(translateRequest(refused, "openai-chat", undefined).stream_options).toEqual({
+      include_usage: false,
+    });
   });
 });
 

@@ -1,0 +1,149 @@
+/**
+ * The relay's fast path for `openai-chat` upstreams: once the answer has begun, an event the
+ * relay has no need to change is sent on as it arrived — its `data` untouched, never parsed or
+ * re-serialised — instead of being decoded into the client's events and written anew as a
+ * `chat.completion.chunk`. The two are the same shape already.
+ *
+ * The client's guarantees hold because the client still runs the call: its retry loop, its
+ * watchdog and its decoder see every event. Only the events that need nothing are spared the
+ * decoder, and only once content was delivered, when nothing can be retried any more:
+ *
+ * - before the first content every event is decoded (a retry or fallback then is invisible,
+ *   and the first delta is written by the relay's `ChunkEncoder`, which takes the upstream's
+ *   `id`, `model` and `created` from then on, so that every chunk of the answer carries them);
+ * - an event that may carry an error, a finish reason, usage, reasoning under another name,
+ *   tool calls, citations or content parts — anything the relay acts on or rewrites — is
+ *   decoded as before, and the relay writes its own chunk for it: errors end the stream with
+ *   the relay's error event, usage reaches only a caller who asked, `[DONE]` only a stream
+ *   that completed.
+ *
+ * Telling the two apart costs two regular expressions per event, not a `JSON.parse`. Each
+ * pattern starts with an unescaped `"`, which a JSON string cannot contain, so no text of the
+ * answer can hide a key from them; a false alarm only costs the decode. What they do not do is
+ * check every character: a forwarded event is checked to be one `{…}` object line that has a
+ * `delta`, not re-validated as JSON.
+ *
+ * @module
+ */
+
+import type { Accumulator } from "../accumulator.ts";
+import { ChatStream } from "../chat_stream.ts";
+import {
+  EVENT_PROGRESS,
+  type EventOutcome,
+  type Protocol,
+  type StreamDecoder,
+} from "../protocols/protocol.ts";
+import { planCall } from "../stream_chat.ts";
+import type { StreamChatOptions, StreamEvent } from "../types.ts";
+import type { ChunkEncoder, ForwardedEvents } from "./chunks.ts";
+
+/** A choice with a `delta` object: what every forwarded event must have. */
+const HAS_DELTA = /"delta"\s*:\s*\{/;
+/**
+ * What makes an event the relay's business: an error; a finish reason or usage that is not
+ * `null`; reasoning named `reasoning` (callers get `reasoning_content`); tool calls (their
+ * indexes are the relay's, see openai_chat.ts); annotations and citations (sent together before
+ * the finish); content that is not a string; no choices at all.
+ */
+const NEEDS_RELAY =
+  /"(?:error"|reasoning"|tool_calls"|annotations"|citations"|search_results"|usage"\s*:\s*[^\sn]|finish_reason"\s*:\s*[^\sn]|content"\s*:\s*[[{]|choices"\s*:\s*(?:\[\s*\]|[^\s[]))/;
+const CREATED = /"created"\s*:\s*(\d+)/;
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
+
+/**
+ * Whether an upstream event's `data` can go to the caller as it is: one line holding one JSON
+ * object with a delta and nothing the relay must act on.
+ *
+ * @example
+ * ```ts
+ * forwardable('{"id":"c1","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]}'); // true
+ * forwardable('{"id":"c1","choices":[],"usage":{"total_tokens":9}}'); // false
+ * ```
+ */
+export function forwardable(data: string): boolean {
+  return data.charCodeAt(0) === OPEN_BRACE && data.charCodeAt(data.length - 1) === CLOSE_BRACE &&
+    data.indexOf("\n") === -1 && HAS_DELTA.test(data) && !NEEDS_RELAY.test(data);
+}
+
+/**
+ * An `openai-chat` decoder that forwards what it can and hands the rest to the client's own.
+ * Forwarded events reach the relay through the call's event queue, in order with the client's
+ * events (so backpressure is unchanged): a run of them shares one {@linkcode ForwardedEvents}
+ * batch, open until the relay takes it (`sealed`) or the client's decoder emits something.
+ */
+class ForwardingDecoder implements StreamDecoder {
+  #inner: StreamDecoder;
+  #acc: Accumulator;
+  #encoder: ChunkEncoder;
+  #batch: ForwardedEvents | undefined = undefined;
+
+  constructor(inner: StreamDecoder, acc: Accumulator, encoder: ChunkEncoder) {
+    this.#inner = inner;
+    this.#acc = acc;
+    this.#encoder = encoder;
+  }
+
+  onEvent(event: string | undefined, data: string): EventOutcome {
+    const acc = this.#acc;
+    const sink = acc.sink;
+    if (acc.delivered && sink !== null && event === undefined && forwardable(data)) {
+      const batch = this.#batch;
+      if (batch !== undefined && !batch.sealed) {
+        batch.text += `data: ${data}\n\n`;
+      } else {
+        this.#batch = { type: "forwarded", text: `data: ${data}\n\n`, sealed: false };
+        // Not a public event: only the relay, which encodes it, iterates this stream.
+        sink.push(this.#batch as unknown as StreamEvent);
+      }
+      return EVENT_PROGRESS;
+    }
+    // What the decoder emits now must come after what was forwarded before it.
+    this.#batch = undefined;
+    const before = acc.delivered;
+    const outcome = this.#inner.onEvent(event, data);
+    if (!before && acc.delivered) {
+      // The answer begins with this attempt: its chunks and the relay's must look alike.
+      const created = CREATED.exec(data)?.[1];
+      this.#encoder.adopt(acc.id, acc.model, created === undefined ? undefined : Number(created));
+    }
+    return outcome;
+  }
+
+  endedCleanly(): boolean {
+    return this.#inner.endedCleanly();
+  }
+}
+
+/** `protocol` with the forwarding decoder in front of its own. */
+function forwarding(protocol: Protocol, encoder: ChunkEncoder): Protocol {
+  return {
+    ...protocol,
+    createDecoder: (acc) => new ForwardingDecoder(protocol.createDecoder(acc), acc, encoder),
+  };
+}
+
+/**
+ * `streamChat` for a streaming relay answer written by `encoder`: `openai-chat` targets forward
+ * the events the relay need not change as {@linkcode ForwardedEvents} batches, which
+ * `encoder.encode` writes as they are; other protocols go through the client's events as usual.
+ * Only an iterated stream forwards (the events are the relay's to write), and then `result`
+ * lacks what was forwarded: its `content` is not the answer.
+ *
+ * @example
+ * ```ts
+ * const encoder = new ChunkEncoder(id, model, includeUsage);
+ * const chat = relayChat({ baseURL, body, signal }, encoder);
+ * for await (const event of chat) out += encoder.encode(event);
+ * ```
+ */
+export function relayChat(options: StreamChatOptions, encoder: ChunkEncoder): ChatStream {
+  const plan = planCall(options);
+  for (const target of plan.targets) {
+    if (target.protocol.name === "openai-chat") {
+      target.protocol = forwarding(target.protocol, encoder);
+    }
+  }
+  return new ChatStream(plan);
+}

@@ -1,0 +1,469 @@
+/**
+ * The relay's fast path for `openai-chat` upstreams (src/relay/forward.ts): once the answer has
+ * begun, events the relay need not change reach the caller as the upstream sent them, and every
+ * guarantee of the relay still holds — retries and fallbacks before content, the relay's error
+ * event instead of a silent or raw truncation, `[DONE]` only on a complete stream, usage only
+ * for a caller who asked, the upstream cancelled when the caller leaves. The same in workerd,
+ * from a real socket: test/workers/forward.test.ts.
+ */
+
+import fc from "fast-check";
+import OpenAI from "openai";
+import { describe, expect, test } from "vitest";
+import { createRelay } from "../../src/relay/app.ts";
+import { forwardable } from "../../src/relay/forward.ts";
+import type { RelayOptions } from "../../src/relay/options.ts";
+import {
+  chunk,
+  DONE,
+  scriptedBody,
+  splitBytes,
+  sse,
+  type Step,
+  usageChunk,
+} from "../support/sse.ts";
+
+const SEED = Number(process.env.FC_SEED ?? Math.floor(Math.random() * 2 ** 31));
+console.log(`relay_forward: property seed ${SEED} (rerun with FC_SEED=${SEED})`);
+
+/** One upstream request: its body, and the signal that aborts when the relay lets go of it. */
+interface UpstreamCall {
+  url: string;
+  body: Record<string, unknown>;
+  signal: AbortSignal;
+}
+
+/** A relay whose upstreams answer the n-th request with `replies[n - 1]`. */
+function relay(replies: Array<(call: UpstreamCall) => Response>, options: RelayOptions = {}) {
+  const calls: UpstreamCall[] = [];
+  const app = createRelay({
+    upstreams: [{ baseURL: "https://up.test/v1", apiKey: "sk-up-secret-0123456789" }],
+    retry: { initialDelayMs: 1, maxDelayMs: 2 },
+    ...options,
+    fetch: async (input, init) => {
+      const request = new Request(input, init);
+      const call = { url: request.url, body: await request.json(), signal: request.signal };
+      calls.push(call);
+      const reply = replies[calls.length - 1] ?? replies.at(-1)!;
+      return reply(call);
+    },
+  });
+  return { app, calls };
+}
+
+/** An event-stream reply; a string body is a byte stream (the 64 KiB-read path), steps are not. */
+function stream(body: string | Step[]): (call: UpstreamCall) => Response {
+  return (call) =>
+    new Response(typeof body === "string" ? body : scriptedBody(body, call.signal).stream, {
+      headers: { "content-type": "text/event-stream" },
+    });
+}
+
+function post(app: ReturnType<typeof createRelay>, extra: Record<string, unknown> = {}) {
+  return app.request("http://relay.test/v1/chat/completions", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      model: "m",
+      messages: [{ role: "user", content: "Hi" }],
+      stream: true,
+      ...extra,
+    }),
+  });
+}
+
+/** The `data:` of every event the caller got, in order (comments left out). */
+function dataOf(raw: string): string[] {
+  return raw.split("\n\n").filter((e) => e.startsWith("data: ")).map((e) => e.slice(6));
+}
+
+// deno-lint-ignore no-explicit-any
+function parsed(raw: string): Array<Record<string, any>> {
+  return dataOf(raw).filter((d) => d !== "[DONE]").map((d) => JSON.parse(d));
+}
+
+function contentOf(raw: string): string {
+  return parsed(raw).map((c) => c.choices?.[0]?.delta?.content ?? "").join("");
+}
+
+/** A content chunk with fields the relay's own chunks never carry. */
+function rich(text: string, id = "chatcmpl-up"): Record<string, unknown> {
+  return {
+    ...chunk({ content: text }, null, { system_fingerprint: "fp_1", obfuscation: "x1" }),
+    id,
+    created: 1_700_000_123,
+    model: "gpt-up-2025",
+  };
+}
+
+function role(id = "chatcmpl-up"): string {
+  return sse({
+    ...chunk({ role: "assistant", content: "" }),
+    id,
+    created: 1_700_000_123,
+    model: "gpt-up-2025",
+  });
+}
+
+describe("events after the first delta go to the caller as they arrived", () => {
+  test("their data is the upstream's, byte for byte; the first delta and the finish are the relay's", async () => {
+    const events = ["Hel", "lo", " wor", "ld"].map((t) => JSON.stringify(rich(t)));
+    const { app } = relay([
+      stream(role() + events.map((e) => `data: ${e}\n\n`).join("") + sse(chunk({}, "stop")) + DONE),
+    ]);
+    const raw = await (await post(app)).text();
+    const data = dataOf(raw);
+    expect(data.slice(1, 4)).toEqual(events.slice(1));
+    const first = JSON.parse(data[0]!);
+    expect(first.choices[0].delta).toEqual({ role: "assistant", content: "Hel" });
+    expect(first).not.toHaveProperty("obfuscation");
+    expect(data.slice(4)).toEqual([expect.stringContaining('"finish_reason":"stop"'), "[DONE]"]);
+  });
+
+  test("every chunk carries the upstream's id, model and created", async () => {
+    const body = role() + ["a", "b", "c"].map((t) => sse(rich(t))).join("") +
+      sse({ ...chunk({}, "length"), id: "chatcmpl-up", model: "gpt-up-2025" }) + DONE;
+    const { app } = relay([stream(body)]);
+    const chunks = parsed(await (await post(app)).text());
+    expect(chunks.length).toBe(4);
+    for (const c of chunks) {
+      expect(c).toMatchObject({ id: "chatcmpl-up", model: "gpt-up-2025", created: 1_700_000_123 });
+    }
+    expect(chunks.at(-1)!.choices[0].finish_reason).toBe("length");
+  });
+
+  test("events the relay acts on are its own chunks, in order with the forwarded ones", async () => {
+    const body = role() + sse(rich("a")) + sse(rich("b")) +
+      sse(chunk({ reasoning: "think" })) + sse(rich("c")) +
+      sse(chunk({ content: [{ type: "text", text: "d" }] })) + sse(rich("e")) +
+      sse(chunk({}, "stop")) + DONE;
+    const { app } = relay([stream(body)]);
+    const deltas = parsed(await (await post(app)).text()).map((c) => c.choices[0].delta);
+    expect(deltas).toEqual([
+      { role: "assistant", content: "a" },
+      { content: "b" },
+      { reasoning_content: "think" },
+      { content: "c" },
+      { content: "d" },
+      { content: "e" },
+      {},
+    ]);
+  });
+
+  test("however the upstream's bytes are cut, the caller gets the same events in the same order", async () => {
+    const parts = Array.from(
+      { length: 40 },
+      (_, i) => i % 7 === 3 ? { reasoning: `r${i}` } : { content: `t${i} é🙂` },
+    );
+    const body = role() + parts.map((d) => sse(chunk(d))).join("") + sse(chunk({}, "stop")) + DONE;
+    const bytes = new TextEncoder().encode(body);
+    const { app: whole } = relay([stream(body)]);
+    const expected = parsed(await (await post(whole)).text()).map((c) => c.choices[0].delta);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 30 }),
+        async (cuts) => {
+          const { app } = relay([stream(splitBytes(bytes, cuts))]);
+          const got = parsed(await (await post(app)).text()).map((c) => c.choices[0].delta);
+          expect(got).toEqual(expected);
+        },
+      ),
+      { seed: SEED, numRuns: 60 },
+    );
+  });
+
+  test("the openai SDK's stream helper assembles the answer", async () => {
+    const words = Array.from({ length: 200 }, (_, i) => ` w${i}`);
+    const body = role() + words.map((t) => sse(rich(t))).join("") + sse(chunk({}, "stop")) + DONE;
+    const { app } = relay([stream(body)]);
+    const client = new OpenAI({
+      baseURL: "http://relay.test/v1",
+      apiKey: "unused",
+      maxRetries: 0,
+      fetch: (input, init) => Promise.resolve(app.request(String(input), init)),
+    });
+    const completion = await client.chat.completions
+      .stream({ model: "m", messages: [{ role: "user", content: "Hi" }] })
+      .finalChatCompletion();
+    expect(completion.id).toBe("chatcmpl-up");
+    expect(completion.choices[0]!.message.content).toBe(words.join(""));
+    expect(completion.choices[0]!.finish_reason).toBe("stop");
+  });
+});
+
+describe("the relay's guarantees hold on the fast path", () => {
+  test("a drop before content is retried unseen; the answer is the second attempt's, id included", async () => {
+    const { app, calls } = relay([
+      stream([role("chatcmpl-first")]), // ends with no content and no finish: a cut connection
+      stream(
+        role("chatcmpl-second") + sse(rich("o", "chatcmpl-second")) +
+          sse(rich("k", "chatcmpl-second")) + sse(chunk({}, "stop")) + DONE,
+      ),
+    ]);
+    const raw = await (await post(app)).text();
+    expect(contentOf(raw)).toBe("ok");
+    expect(new Set(parsed(raw).map((c) => c.id))).toEqual(new Set(["chatcmpl-second"]));
+    expect(calls).toHaveLength(2);
+  });
+
+  test("a fallback after a failure before content: the fallback's events, and its id", async () => {
+    const { app, calls } = relay([
+      () => new Response("overloaded", { status: 503 }),
+      stream(
+        role("chatcmpl-fb") + sse(rich("o", "chatcmpl-fb")) + sse(rich("k", "chatcmpl-fb")) +
+          sse(chunk({}, "stop")) + DONE,
+      ),
+    ], {
+      upstreams: [{ baseURL: "https://up.test/v1" }, { baseURL: "https://fallback.test/v1" }],
+      maxRetries: 0,
+    });
+    const response = await post(app);
+    expect(response.headers.get("x-stopstream-upstream")).toBe("1");
+    const raw = await response.text();
+    expect(contentOf(raw)).toBe("ok");
+    expect(new Set(parsed(raw).map((c) => c.id))).toEqual(new Set(["chatcmpl-fb"]));
+    expect(calls.map((c) => c.url)).toEqual([
+      "https://up.test/v1/chat/completions",
+      "https://fallback.test/v1/chat/completions",
+    ]);
+  });
+
+  test("a fallback to another protocol: the relay's own id on every chunk", async () => {
+    const anthropic = [
+      sse({
+        type: "message_start",
+        message: { id: "msg_1", model: "claude", usage: { input_tokens: 1, output_tokens: 0 } },
+      }, "message_start"),
+      sse(
+        { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+        "content_block_start",
+      ),
+      sse(
+        { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "ok" } },
+        "content_block_delta",
+      ),
+      sse({ type: "content_block_stop", index: 0 }, "content_block_stop"),
+      sse({
+        type: "message_delta",
+        delta: { stop_reason: "end_turn" },
+        usage: { output_tokens: 1 },
+      }, "message_delta"),
+      sse({ type: "message_stop" }, "message_stop"),
+    ].join("");
+    const { app } = relay([() => new Response("down", { status: 503 }), stream(anthropic)], {
+      upstreams: [
+        { baseURL: "https://up.test/v1" },
+        { baseURL: "https://anthropic.test/v1", protocol: "anthropic-messages", model: "claude" },
+      ],
+      maxRetries: 0,
+    });
+    const chunks = parsed(await (await post(app)).text());
+    expect(chunks.map((c) => c.choices[0]?.delta?.content ?? "").join("")).toBe("ok");
+    expect(new Set(chunks.map((c) => c.id)).size).toBe(1);
+    expect(chunks[0]!.id).toMatch(/^chatcmpl-[0-9a-f]{32}$/);
+  });
+
+  test("an error event after content: the relay's error event (key redacted), never the upstream's, and no [DONE]", async () => {
+    for (
+      const error of [
+        sse({
+          error: { message: "Overloaded; key sk-up-secret-0123456789", type: "server_error" },
+        }),
+        sse({ message: "Overloaded; key sk-up-secret-0123456789" }, "error"),
+      ]
+    ) {
+      const { app } = relay([
+        stream(role() + sse(rich("a")) + sse(rich("b")) + sse(rich("c")) + error),
+      ]);
+      const raw = await (await post(app)).text();
+      expect(contentOf(raw)).toBe("abc");
+      expect(raw).not.toContain("[DONE]");
+      expect(raw).not.toContain("sk-up-secret");
+      expect(raw).not.toContain(error.slice(error.indexOf("data: ")));
+      // The relay's own sentence, quoting the provider's message with the key redacted.
+      expect(parsed(raw).at(-1)).toEqual({
+        error: expect.objectContaining({
+          code: "incomplete_stream",
+          message: expect.stringMatching(
+            /^The upstream reported an error \("Overloaded; key \[redacted\]"\) after part/,
+          ),
+        }),
+      });
+    }
+  });
+
+  test("a drop after content: the relay's error event and no [DONE]", async () => {
+    const { app, calls } = relay([
+      stream([role(), sse(rich("a")), sse(rich("b")), { error: new TypeError("socket hang up") }]),
+    ]);
+    const raw = await (await post(app)).text();
+    expect(contentOf(raw)).toBe("ab");
+    expect(raw).not.toContain("[DONE]");
+    expect(parsed(raw).at(-1)).toEqual({
+      error: expect.objectContaining({ code: "incomplete_stream" }),
+    });
+    expect(calls).toHaveLength(1); // content was sent: never retried
+  });
+
+  test("a stream that ends after its finish reason without [DONE] is complete (llama.cpp, Ollama)", async () => {
+    const { app } = relay([
+      stream(role() + sse(rich("a")) + sse(rich("b")) + sse(chunk({}, "stop"))),
+    ]);
+    const raw = await (await post(app)).text();
+    expect(contentOf(raw)).toBe("ab");
+    expect(dataOf(raw).at(-1)).toBe("[DONE]");
+  });
+
+  test("a stall after content: the relay's error event once the idle timeout passes", async () => {
+    const { app } = relay([stream([role(), sse(rich("a")), sse(rich("b")), { hold: true }])], {
+      timeouts: { idleMs: 50 },
+    });
+    const raw = await (await post(app)).text();
+    expect(contentOf(raw)).toBe("ab");
+    expect(raw).not.toContain("[DONE]");
+    expect(parsed(raw).at(-1)).toEqual({
+      error: expect.objectContaining({ code: "incomplete_stream" }),
+    });
+  });
+
+  test("a caller who leaves mid-answer cancels the upstream request", async () => {
+    const steps: Step[] = [role(), ...Array.from({ length: 5 }, (_, i) => sse(rich(`w${i}`))), {
+      hold: true,
+    }];
+    const { app, calls } = relay([stream(steps)]);
+    const reader = (await post(app)).body!.getReader();
+    const decoder = new TextDecoder();
+    let seen = "";
+    while (!seen.includes("w4")) seen += decoder.decode((await reader.read()).value);
+    expect(calls[0]!.signal.aborted).toBe(false);
+    const aborted = new Promise((resolve) => calls[0]!.signal.addEventListener("abort", resolve));
+    await reader.cancel();
+    await aborted;
+    expect(calls).toHaveLength(1);
+  });
+
+  test("a caller who did not ask for usage gets none, even from an upstream that sends it anyway", async () => {
+    const usage = { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 };
+    const body = role() + sse(rich("a")) + sse({ ...rich("b"), usage }) +
+      sse({ ...chunk({}, "stop"), usage }) + sse(usageChunk(usage)) + DONE;
+    const { app, calls } = relay([stream(body)]);
+    const raw = await (await post(app)).text();
+    expect(calls[0]!.body.stream_options).toEqual({ include_usage: false });
+    expect(contentOf(raw)).toBe("ab");
+    expect(parsed(raw).filter((c) => c.usage != null)).toEqual([]);
+    expect(parsed(raw).every((c) => c.choices.length === 1)).toBe(true);
+  });
+
+  test("a caller who asked for usage gets it once, after the finish", async () => {
+    const usage = { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 };
+    const body = role() + sse({ ...rich("a"), usage: null }) + sse({ ...rich("b"), usage: null }) +
+      sse(chunk({}, "stop")) + sse(usageChunk(usage)) + DONE;
+    const { app, calls } = relay([stream(body)]);
+    const raw = await (await post(app, { stream_options: { include_usage: true } })).text();
+    expect(calls[0]!.body.stream_options).toEqual({ include_usage: true });
+    const chunks = parsed(raw);
+    expect(chunks.filter((c) => c.usage != null)).toEqual([
+      expect.objectContaining({ choices: [], usage: expect.objectContaining(usage) }),
+    ]);
+    expect(chunks.at(-2)!.choices[0].finish_reason).toBe("stop");
+    expect(dataOf(raw).at(-1)).toBe("[DONE]");
+  });
+});
+
+describe("forwardable: which events the relay need not touch", () => {
+  const clean = JSON.stringify(rich("Hi"));
+  test.each([
+    { name: "a content delta", data: clean, expected: true },
+    {
+      name: '"usage": null and "finish_reason": null',
+      data: JSON.stringify({ ...rich("x"), usage: null }),
+      expected: true,
+    },
+    {
+      name: "text that mentions the keys",
+      data: JSON.stringify(rich('"error": {"usage": 1}, "finish_reason":"stop"\n')),
+      expected: true,
+    },
+    {
+      name: "reasoning_content (DeepSeek's name)",
+      data: JSON.stringify(chunk({ content: null, reasoning_content: "r" })),
+      expected: true,
+    },
+    {
+      name: "an error",
+      data: JSON.stringify({ ...rich("x"), error: { message: "m" } }),
+      expected: false,
+    },
+    {
+      name: "usage",
+      data: JSON.stringify({ ...rich("x"), usage: { total_tokens: 1 } }),
+      expected: false,
+    },
+    {
+      name: "usage, spaced out",
+      data: '{"choices":[{"delta":{"content":"x"}}], "usage" : {"total_tokens":1}}',
+      expected: false,
+    },
+    { name: "a finish reason", data: JSON.stringify(chunk({}, "stop")), expected: false },
+    {
+      name: "a finish reason, spaced out",
+      data: '{"choices":[{"delta":{}, "finish_reason" : "stop"}]}',
+      expected: false,
+    },
+    { name: "reasoning", data: JSON.stringify(chunk({ reasoning: "r" })), expected: false },
+    {
+      name: "tool calls",
+      data: JSON.stringify(chunk({ tool_calls: [{ index: 0, id: "c" }] })),
+      expected: false,
+    },
+    { name: "annotations", data: JSON.stringify(chunk({ annotations: [] })), expected: false },
+    {
+      name: "Perplexity's citations",
+      data: JSON.stringify({ ...rich("x"), citations: ["u"] }),
+      expected: false,
+    },
+    {
+      name: "content parts",
+      data: JSON.stringify(chunk({ content: [{ type: "text", text: "x" }] })),
+      expected: false,
+    },
+    { name: "no choices", data: JSON.stringify({ id: "x", choices: [] }), expected: false },
+    {
+      name: "choices: null",
+      data: JSON.stringify({ id: "x", choices: null, delta: {} }),
+      expected: false,
+    },
+    {
+      name: "a choice without a delta",
+      data: JSON.stringify({ id: "x", choices: [{ index: 0 }] }),
+      expected: false,
+    },
+    { name: "two data lines", data: `${clean}\n${clean}`, expected: false },
+    { name: "not an object", data: "[DONE]", expected: false },
+    { name: "cut short", data: clean.slice(0, -3), expected: false },
+  ])("$name: $expected", ({ data, expected }) => {
+    expect(forwardable(data)).toBe(expected);
+  });
+
+  test("no text inside the answer can hide an error, usage or a finish reason", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: "binary" }),
+        fc.constantFrom<Array<(text: string) => unknown>>(
+          (text) => ({ ...chunk({ content: text }), error: { message: "m" } }),
+          (text) => ({ ...chunk({ content: text }), usage: { total_tokens: 1 } }),
+          (text) => chunk({ content: text }, "stop"),
+        ),
+        (text, make) => {
+          expect(forwardable(JSON.stringify(make(text)))).toBe(false);
+          expect(forwardable(JSON.stringify(chunk({ content: text })))).toBe(
+            !/"(?:error|reasoning|tool_calls|annotations|citations|search_results)"/.test(
+              JSON.stringify(text),
+            ),
+          );
+        },
+      ),
+      { seed: SEED, numRuns: 300 },
+    );
+  });
+});
