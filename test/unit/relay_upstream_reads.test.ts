@@ -1,0 +1,158 @@
+/**
+ * How the relay reads an upstream event stream (src/relay/upstream_fetch.ts): up to 64 KiB at a
+ * time through a BYOB reader, handed on at an event's end, never later than the bytes allow.
+ * The same body in workerd, from a real socket: test/workers/forward.test.ts.
+ */
+
+import fc from "fast-check";
+import { describe, expect, test } from "vitest";
+import { createUpstreamFetch } from "../../src/relay/upstream_fetch.ts";
+
+const SEED = Number(process.env.FC_SEED ?? Math.floor(Math.random() * 2 ** 31));
+console.log(`relay_upstream_reads: property seed ${SEED} (rerun with FC_SEED=${SEED})`);
+
+const encoder = new TextEncoder();
+const SSE = { "content-type": "text/event-stream" };
+
+/**
+ * A byte stream (as a fetch body is) that sends `pieces` one per pull, then stays open
+ * (`hold`) or closes; `cancelled` resolves with the reason of a cancel.
+ */
+function byteBody(pieces: Uint8Array[], end: "close" | "hold" | Error = "close") {
+  let next = 0;
+  let onCancel!: (reason: unknown) => void;
+  const cancelled = new Promise<unknown>((resolve) => (onCancel = resolve));
+  const stream = new ReadableStream({
+    type: "bytes",
+    pull(controller) {
+      const piece = pieces[next++];
+      if (piece !== undefined) return controller.enqueue(piece.slice());
+      if (end === "close") {
+        controller.close();
+        // A BYOB read waiting on a closed byte stream ends only when answered (as a fetch
+        // body does).
+        return controller.byobRequest?.respond(0);
+      }
+      if (end instanceof Error) return controller.error(end);
+      return new Promise<void>(() => {}); // nothing more, ever
+    },
+    cancel: onCancel,
+  });
+  return { stream, cancelled };
+}
+
+/** The relay's upstream fetch answering with `response`. */
+function fetched(response: Response): Promise<Response> {
+  return createUpstreamFetch(() => Promise.resolve(response), undefined)
+    .fetch("https://up.test/v1/chat/completions");
+}
+
+/** Reads `body` to its end; the chunks as they were handed on. */
+async function chunksOf(body: ReadableStream<Uint8Array>): Promise<string[]> {
+  const chunks: string[] = [];
+  const decoder = new TextDecoder();
+  const reader = body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return chunks;
+    chunks.push(decoder.decode(value));
+  }
+}
+
+/** Byte offsets where `text` can be cut. */
+function cuts(length: number) {
+  return fc.uniqueArray(fc.integer({ min: 1, max: length - 1 }), { maxLength: 40 })
+    .map((c) => c.sort((a, b) => a - b));
+}
+
+function split(bytes: Uint8Array, at: number[]): Uint8Array[] {
+  const parts: Uint8Array[] = [];
+  let start = 0;
+  for (const cut of [...at, bytes.length]) {
+    parts.push(bytes.subarray(start, cut));
+    start = cut;
+  }
+  return parts;
+}
+
+describe("an upstream event stream is read in large pieces, each ending with an event", () => {
+  test.each([
+    { name: "LF", eol: "\n" },
+    { name: "CRLF", eol: "\r\n" },
+    { name: "CR", eol: "\r" },
+  ])(
+    "$name line endings: whatever the pieces, the same bytes, handed on at events' ends",
+    async ({ eol }) => {
+      const events = ['data: {"a":1}', ": ping", "event: x\ndata: é🙂", "data: [DONE]"]
+        .map((e) => e.replaceAll("\n", eol) + eol + eol);
+      const text = events.join("").repeat(3);
+      const bytes = encoder.encode(text);
+      await fc.assert(
+        fc.asyncProperty(cuts(bytes.length), async (at) => {
+          const { stream } = byteBody(split(bytes, at));
+          const response = await fetched(new Response(stream, { headers: SSE }));
+          const chunks = await chunksOf(response.body!);
+          expect(chunks.join("")).toBe(text);
+          // Every piece but the last ends where an event does (with CRLF, the CR of the blank
+          // line already ends it: SSE takes a lone CR as a line ending).
+          const ends = eol === "\r\n" ? /\r\n\r\n?$/ : new RegExp(`${eol}${eol}$`);
+          for (const chunk of chunks.slice(0, -1)) expect(chunk).toMatch(ends);
+        }),
+        { seed: SEED, numRuns: 80 },
+      );
+    },
+  );
+
+  test("a whole event is handed on at once, without waiting for more bytes", async () => {
+    const { stream } = byteBody(
+      [encoder.encode('data: {"a":'), encoder.encode("1}\n\n")],
+      "hold",
+    );
+    const response = await fetched(new Response(stream, { headers: SSE }));
+    const { value } = await response.body!.getReader().read();
+    expect(new TextDecoder().decode(value)).toBe('data: {"a":1}\n\n');
+  });
+
+  test("an event longer than 64 KiB comes in 64 KiB pieces, and its end as soon as it arrives", async () => {
+    // The blank line straddles the first 64 KiB: the piece after it cannot be held for more.
+    const event = `data: ${"x".repeat(64 * 1024 - 7)}\n\n`;
+    const { stream } = byteBody([encoder.encode(event)], "hold");
+    const response = await fetched(new Response(stream, { headers: SSE }));
+    const reader = response.body!.getReader();
+    const first = (await reader.read()).value!;
+    expect(first.byteLength).toBe(64 * 1024);
+    const second = new TextDecoder().decode((await reader.read()).value);
+    expect(second).toBe("\n");
+  });
+
+  test("cancelling the body cancels the upstream's, with the reason", async () => {
+    const { stream, cancelled } = byteBody([encoder.encode("data: 1\n\n")], "hold");
+    const response = await fetched(new Response(stream, { headers: SSE }));
+    const reader = response.body!.getReader();
+    await reader.read();
+    const reason = new Error("caller gone");
+    await reader.cancel(reason);
+    expect(await cancelled).toBe(reason);
+  });
+
+  test("an upstream read that fails fails the body", async () => {
+    const lost = new TypeError("network connection lost");
+    const { stream } = byteBody([encoder.encode("data: 1\n\n")], lost);
+    const response = await fetched(new Response(stream, { headers: SSE }));
+    await expect(chunksOf(response.body!)).rejects.toBe(lost);
+  });
+
+  test("anything but a 200 event stream with a byte-stream body is passed on as it is", async () => {
+    const plain = new ReadableStream({ pull: (c) => c.enqueue(encoder.encode("data: 1\n\n")) });
+    for (
+      const response of [
+        new Response(plain, { headers: SSE }), // not a byte stream: the in-process demo's kind
+        new Response('{"error":{}}', { status: 503, headers: SSE }),
+        new Response('{"id":"x"}', { headers: { "content-type": "application/json" } }),
+        new Response(null, { status: 204 }),
+      ]
+    ) {
+      expect(await fetched(response)).toBe(response);
+    }
+  });
+});
