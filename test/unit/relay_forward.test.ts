@@ -326,6 +326,27 @@ describe("the relay's guarantees hold on the fast path", () => {
     });
   });
 
+  test("a caller who reads nothing holds the upstream back: at most about 64 KiB written ahead", async () => {
+    const event = sse(rich("x".repeat(200)));
+    const steps: Step[] = [role(), ...Array.from({ length: 4000 }, () => event)]; // ~1.1 MB
+    let body: ReturnType<typeof scriptedBody> | undefined;
+    const { app } = relay([(call) => {
+      body = scriptedBody([...steps, sse(chunk({}, "stop")), DONE], call.signal);
+      return new Response(body.stream, { headers: { "content-type": "text/event-stream" } });
+    }]);
+    const response = await post(app);
+    // Nothing signals "the relay stopped reading": let every pending task run until the count
+    // of upstream chunks read stays put.
+    for (let still = 0, last = -1; still < 50; still = body!.sent === last ? still + 1 : 0) {
+      last = body!.sent;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(body!.sent * event.length).toBeGreaterThan(64 * 1024);
+    expect(body!.sent * event.length).toBeLessThan(128 * 1024);
+    // And nothing was lost while it waited.
+    expect(contentOf(await response.text())).toBe("x".repeat(200 * 4000));
+  });
+
   test("a caller who leaves mid-answer cancels the upstream request", async () => {
     const steps: Step[] = [role(), ...Array.from({ length: 5 }, (_, i) => sse(rich(`w${i}`))), {
       hold: true,
