@@ -17,11 +17,12 @@
  *   the relay's error event, usage reaches only a caller who asked, `[DONE]` only a stream
  *   that completed.
  *
- * Telling the two apart costs two regular expressions per event, not a `JSON.parse`. Each
+ * Telling the two apart costs a few regular expressions per event, not a `JSON.parse`. Each
  * pattern starts with an unescaped `"`, which a JSON string cannot contain, so no text of the
- * answer can hide a key from them; a false alarm only costs the decode. What they do not do is
- * check every character: a forwarded event is checked to be one `{…}` object line that has a
- * `delta`, not re-validated as JSON.
+ * answer can hide a key from them (nor can a key spelled with `\u` escapes: such an event is
+ * decoded); a false alarm only costs the decode. What they do not do is check every character:
+ * a forwarded event is checked to be one `{…}` object line that has a `delta`, not re-validated
+ * as JSON.
  *
  * @module
  */
@@ -48,6 +49,13 @@ const HAS_DELTA = /"delta"\s*:\s*\{/;
  */
 const NEEDS_RELAY =
   /"(?:error"|reasoning"|tool_calls"|annotations"|citations"|search_results"|usage"\s*:\s*[^\sn]|finish_reason"\s*:\s*[^\sn]|content"\s*:\s*[[{]|choices"\s*:\s*(?:\[\s*\]|[^\s[]))/;
+/**
+ * A key written with a `\u` escape, which could spell one of the names above unseen. No JSON
+ * encoder escapes the ASCII letters of a key; a hostile upstream might. Looked for only when the
+ * data has a `\u` at all (one cheap scan): the full pattern costs more than the rest together.
+ */
+const ESCAPE = /\\u/;
+const ESCAPED_KEY = /[{,]\s*"[^"]*\\u/;
 const CREATED = /"created"\s*:\s*(\d+)/;
 const OPEN_BRACE = 123;
 const CLOSE_BRACE = 125;
@@ -64,7 +72,8 @@ const CLOSE_BRACE = 125;
  */
 export function forwardable(data: string): boolean {
   return data.charCodeAt(0) === OPEN_BRACE && data.charCodeAt(data.length - 1) === CLOSE_BRACE &&
-    data.indexOf("\n") === -1 && HAS_DELTA.test(data) && !NEEDS_RELAY.test(data);
+    data.indexOf("\n") === -1 && HAS_DELTA.test(data) && !NEEDS_RELAY.test(data) &&
+    !(ESCAPE.test(data) && ESCAPED_KEY.test(data));
 }
 
 /**

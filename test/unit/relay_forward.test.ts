@@ -459,6 +459,16 @@ describe("forwardable: which events the relay need not touch", () => {
       data: JSON.stringify({ id: "x", choices: [{ index: 0 }] }),
       expected: false,
     },
+    {
+      name: "text escaped as \\uXXXX (Python's ensure_ascii)",
+      data: '{"choices":[{"index":0,"delta":{"content":"caf\\u00e9"}}]}',
+      expected: true,
+    },
+    {
+      name: "a key spelled with escapes",
+      data: '{"choices":[{"index":0,"delta":{"content":"x"}}],"\\u0065rror":{"message":"m"}}',
+      expected: false,
+    },
     { name: "two data lines", data: `${clean}\n${clean}`, expected: false },
     { name: "not an object", data: "[DONE]", expected: false },
     { name: "cut short", data: clean.slice(0, -3), expected: false },
