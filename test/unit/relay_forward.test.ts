@@ -12,6 +12,8 @@ import OpenAI from "openai";
 import { describe, expect, test } from "vitest";
 import { createRelay } from "../../src/relay/app.ts";
 import { forwardable } from "../../src/relay/forward.ts";
+import { anthropicWire } from "./fixtures/anthropic_wire.ts";
+import { answer } from "./protocol_wire.ts";
 import type { RelayOptions } from "../../src/relay/options.ts";
 import {
   chunk,
@@ -229,27 +231,7 @@ describe("the relay's guarantees hold on the fast path", () => {
   });
 
   test("a fallback to another protocol: the relay's own id on every chunk", async () => {
-    const anthropic = [
-      sse({
-        type: "message_start",
-        message: { id: "msg_1", model: "claude", usage: { input_tokens: 1, output_tokens: 0 } },
-      }, "message_start"),
-      sse(
-        { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
-        "content_block_start",
-      ),
-      sse(
-        { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "ok" } },
-        "content_block_delta",
-      ),
-      sse({ type: "content_block_stop", index: 0 }, "content_block_stop"),
-      sse({
-        type: "message_delta",
-        delta: { stop_reason: "end_turn" },
-        usage: { output_tokens: 1 },
-      }, "message_delta"),
-      sse({ type: "message_stop" }, "message_stop"),
-    ].join("");
+    const anthropic = answer(anthropicWire, "o", "k").join("");
     const { app } = relay([() => new Response("down", { status: 503 }), stream(anthropic)], {
       upstreams: [
         { baseURL: "https://up.test/v1" },
