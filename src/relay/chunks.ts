@@ -89,9 +89,13 @@ export class ChunkEncoder {
         event.sealed = true;
         return event.text;
       case "text":
-        return this.delta({ content: event.text });
+        return this.started
+          ? this.#textDelta('"content":', event.text)
+          : this.delta({ content: event.text });
       case "reasoning":
-        return this.delta({ reasoning_content: event.text });
+        return this.started
+          ? this.#textDelta('"reasoning_content":', event.text)
+          : this.delta({ reasoning_content: event.text });
       case "tool-call":
         // Every kind of call is a function call to OpenAI clients (their SDKs accept no other
         // kind); one without a name (apply_patch, shell…) is named after its kind.
@@ -113,6 +117,13 @@ export class ChunkEncoder {
         // open, retry, fallback: invisible by design; usage is sent after the finish chunk.
         return "";
     }
+  }
+
+  /** The common text delta, written around the one string it carries (no object built). */
+  #textDelta(field: string, text: string): string {
+    return `${this.#head}[{"index":0,"delta":{${field}${
+      JSON.stringify(text)
+    }},"logprobs":null,"finish_reason":null}]}\n\n`;
   }
 
   private delta(delta: Record<string, unknown>): string {
