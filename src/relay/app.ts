@@ -208,7 +208,7 @@ export function createRelay(options: RelayOptions = {}): Hono {
       });
     }
     const encoder = chunkEncoder(id, model, includeUsage, progress);
-    const chat = relayChat(local, encoder);
+    const chat = relayChat(local, encoder, upstream.tap);
     const response = sseResponse({
       stream: chat,
       abort,

@@ -24,7 +24,7 @@ export const DONE_EVENT = "data: [DONE]\n\n";
  *
  * @example
  * ```ts
- * const batch: ForwardedEvents = { type: "forwarded", text: 'data: {"choices":[…]}\n\n', sealed: false };
+ * const batch: ForwardedEvents = { type: "forwarded", text: 'data: {"choices":[…]}\n\n', sealed: false, bytes: undefined };
  * ```
  */
 export interface ForwardedEvents {
@@ -33,6 +33,11 @@ export interface ForwardedEvents {
   text: string;
   /** Set when the batch is encoded: the events that follow start a new batch. */
   sealed: boolean;
+  /**
+   * The upstream's own bytes for these events, when they were one whole piece of its body and
+   * nothing else: exactly `text` encoded, so they can be written as they came.
+   */
+  bytes: Uint8Array | undefined;
 }
 
 /**

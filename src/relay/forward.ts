@@ -38,6 +38,7 @@ import {
 import { planCall } from "../stream_chat.ts";
 import type { StreamChatOptions, StreamEvent } from "../types.ts";
 import type { ChunkEncoder, ForwardedEvents } from "./chunks.ts";
+import type { PieceTap } from "./upstream_body.ts";
 
 /** A choice with a `delta` object: what every forwarded event must have. */
 const HAS_DELTA = /"delta"\s*:\s*\{/;
@@ -80,36 +81,71 @@ export function forwardable(data: string): boolean {
  * An `openai-chat` decoder that forwards what it can and hands the rest to the client's own.
  * Forwarded events reach the relay through the call's event queue, in order with the client's
  * events (so backpressure is unchanged): a run of them shares one {@linkcode ForwardedEvents}
- * batch, open until the relay takes it (`sealed`) or the client's decoder emits something.
+ * batch, open until the relay takes it (`sealed`), the client's decoder emits something, or
+ * the next piece of the upstream body begins.
+ *
+ * When every event of a piece (see `PieceTap`) went into one batch, the batch also gets the
+ * piece's bytes, which are exactly its text encoded: the relay writes them as they came.
  */
 class ForwardingDecoder implements StreamDecoder {
   #inner: StreamDecoder;
   #acc: Accumulator;
   #encoder: ChunkEncoder;
+  #tap: PieceTap | undefined;
   #batch: ForwardedEvents | undefined = undefined;
+  /** The piece whose events come now (`tap.seq`), and how many of them are still to come. */
+  #piece = -1;
+  #left = 0;
+  #first = false;
+  #bytes: Uint8Array | undefined = undefined;
+  /** Whether every event of the piece so far went into `#batch`, which began with it. */
+  #whole = false;
 
-  constructor(inner: StreamDecoder, acc: Accumulator, encoder: ChunkEncoder) {
+  constructor(
+    inner: StreamDecoder,
+    acc: Accumulator,
+    encoder: ChunkEncoder,
+    tap: PieceTap | undefined,
+  ) {
     this.#inner = inner;
     this.#acc = acc;
     this.#encoder = encoder;
+    this.#tap = tap;
   }
 
   onEvent(event: string | undefined, data: string): EventOutcome {
     const acc = this.#acc;
     const sink = acc.sink;
+    const tap = this.#tap;
+    if (tap !== undefined && tap.seq !== this.#piece) {
+      // The first event of a new piece: it starts a batch of its own.
+      this.#piece = tap.seq;
+      this.#left = tap.events;
+      this.#bytes = tap.bytes;
+      this.#whole = tap.bytes !== undefined;
+      this.#first = true;
+      this.#batch = undefined;
+    }
+    const first = this.#first;
+    this.#first = false;
+    this.#left--;
     if (acc.delivered && sink !== null && event === undefined && forwardable(data)) {
-      const batch = this.#batch;
+      let batch = this.#batch;
       if (batch !== undefined && !batch.sealed) {
         batch.text += `data: ${data}\n\n`;
       } else {
-        this.#batch = { type: "forwarded", text: `data: ${data}\n\n`, sealed: false };
+        if (!first) this.#whole = false;
+        batch = { type: "forwarded", text: `data: ${data}\n\n`, sealed: false, bytes: undefined };
+        this.#batch = batch;
         // Not a public event: only the relay, which encodes it, iterates this stream.
-        sink.push(this.#batch as unknown as StreamEvent);
+        sink.push(batch as unknown as StreamEvent);
       }
+      if (this.#whole && this.#left === 0) batch.bytes = this.#bytes;
       return EVENT_PROGRESS;
     }
     // What the decoder emits now must come after what was forwarded before it.
     this.#batch = undefined;
+    this.#whole = false;
     const before = acc.delivered;
     const outcome = this.#inner.onEvent(event, data);
     if (!before && acc.delivered) {
@@ -126,10 +162,14 @@ class ForwardingDecoder implements StreamDecoder {
 }
 
 /** `protocol` with the forwarding decoder in front of its own. */
-function forwarding(protocol: Protocol, encoder: ChunkEncoder): Protocol {
+function forwarding(
+  protocol: Protocol,
+  encoder: ChunkEncoder,
+  tap: PieceTap | undefined,
+): Protocol {
   return {
     ...protocol,
-    createDecoder: (acc) => new ForwardingDecoder(protocol.createDecoder(acc), acc, encoder),
+    createDecoder: (acc) => new ForwardingDecoder(protocol.createDecoder(acc), acc, encoder, tap),
   };
 }
 
@@ -147,11 +187,15 @@ function forwarding(protocol: Protocol, encoder: ChunkEncoder): Protocol {
  * for await (const event of chat) out += encoder.encode(event);
  * ```
  */
-export function relayChat(options: StreamChatOptions, encoder: ChunkEncoder): ChatStream {
+export function relayChat(
+  options: StreamChatOptions,
+  encoder: ChunkEncoder,
+  tap?: PieceTap,
+): ChatStream {
   const plan = planCall(options);
   for (const target of plan.targets) {
     if (target.protocol.name === "openai-chat") {
-      target.protocol = forwarding(target.protocol, encoder);
+      target.protocol = forwarding(target.protocol, encoder, tap);
     }
   }
   return new ChatStream(plan);

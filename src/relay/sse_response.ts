@@ -143,10 +143,11 @@ function streamBody(
   let closed = false;
   let keepAlive: ReturnType<typeof setInterval> | undefined;
   let controller!: ReadableStreamDefaultController<Uint8Array>;
-  const send = (text: string): void => {
+  const write = (bytes: Uint8Array): void => {
     lastWrite = Date.now();
-    controller.enqueue(encoder.encode(text));
+    controller.enqueue(bytes);
   };
+  const send = (text: string): void => write(encoder.encode(text));
   const close = (): void => {
     if (closed) return;
     closed = true;
@@ -195,10 +196,21 @@ function streamBody(
           send(out + DONE_EVENT);
           return close();
         }
-        if (call.encoder.started) out += call.encoder.encode(step.value);
+        const event = step.value;
+        if (event.type === "forwarded" && event.bytes !== undefined) {
+          // A whole piece of the upstream's body, forwarded as it came: its own bytes. Only
+          // after the answer began (forward.ts), so there is no label to write first.
+          event.sealed = true;
+          if (out !== "") send(out);
+          out = "";
+          write(event.bytes);
+          if (!call.stream.backlogged) return;
+          continue;
+        }
+        if (call.encoder.started) out += call.encoder.encode(event);
         else {
-          label.note(step.value);
-          const text = call.encoder.encode(step.value);
+          label.note(event);
+          const text = call.encoder.encode(event);
           out += call.encoder.started ? label.late() + text : text;
         }
         if (out !== "" && (!call.stream.backlogged || out.length >= MAX_WRITE)) return send(out);

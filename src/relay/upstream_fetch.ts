@@ -1,11 +1,13 @@
 /**
  * The `fetch` the relay hands to `streamChat` for one caller request: it counts upstream
- * requests, serves the built-in demo in-process, and decides which caller headers travel.
+ * requests, serves the built-in demo in-process, decides which caller headers travel, and
+ * reads event streams in large pieces (upstream_body.ts).
  *
  * @module
  */
 
 import { DEMO_ATTEMPT_HEADER, DEMO_FAULT_HEADER } from "../demo/upstream.ts";
+import { type PieceTap, readInPieces } from "./upstream_body.ts";
 
 /**
  * Caller headers that may reach a real upstream. Everything else stays behind: the caller's
@@ -48,7 +50,8 @@ export interface InProcessDemo {
 }
 
 /**
- * A `fetch` for one relayed call, and how many upstream requests it has made so far.
+ * A `fetch` for one relayed call, how many upstream requests it has made so far, and what its
+ * reads of an event stream last handed on.
  *
  * @example
  * ```ts
@@ -59,6 +62,7 @@ export interface InProcessDemo {
 export interface UpstreamFetch {
   fetch: typeof fetch;
   readonly calls: number;
+  readonly tap: PieceTap;
 }
 
 /**
@@ -76,95 +80,22 @@ export function createUpstreamFetch(
   base: typeof fetch | undefined,
   demo: InProcessDemo | undefined,
 ): UpstreamFetch {
+  const tap: PieceTap = { seq: 0, events: 0, bytes: undefined };
   const state = {
     calls: 0,
+    tap,
     fetch: (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
       state.calls++;
       if (demo !== undefined) {
         const request = new Request(input, init);
         if (request.url.startsWith(`${demo.baseURL}/`)) return callDemo(demo, request, state.calls);
       }
-      return (base ?? globalThis.fetch)(input, init).then(readInLargeChunks);
+      return (base ?? globalThis.fetch)(input, init).then((response) =>
+        readInPieces(response, tap)
+      );
     },
   };
   return state;
-}
-
-/** The most an upstream event stream is read at once. */
-const READ_BYTES = 64 * 1024;
-const LF = 10;
-const CR = 13;
-
-/**
- * An upstream event stream, read up to {@linkcode READ_BYTES} at a time and handed on in whole
- * events. A Worker's default reader gives a fetch body over in pieces of at most 4 KiB, and each
- * piece costs the isolate more than the events in it: a 100k-delta stream took 6,500 reads and
- * 2.5 µs of CPU per event so, against 800 reads and 0.5 µs with 64 KiB reads (bench/notes.md). A
- * BYOB reader fills a larger buffer with whatever has arrived, no later than a default read
- * would return. And a read that ends inside an event (workerd hands a chunk of a chunked body
- * over in two reads, the first of a few dozen bytes) is followed by another before anything is
- * passed on: the client could not use a part of an event anyway, and it reads each event once.
- * A body that cannot be read so (not a byte stream: the in-process demo, a test's) is left as
- * it is, and so is anything but a 200 event stream.
- */
-function readInLargeChunks(response: Response): Response {
-  const { body } = response;
-  const type = response.headers.get("content-type") ?? "";
-  if (body === null || response.status !== 200 || !/event-stream/i.test(type)) return response;
-  let reader: ReadableStreamBYOBReader;
-  try {
-    reader = body.getReader({ mode: "byob" });
-  } catch {
-    return response;
-  }
-  let buffer = new ArrayBuffer(READ_BYTES);
-  // Whether what was passed on so far ended with an event: only then can this side tell where
-  // the next one ends (a blank line may straddle a full buffer's end).
-  let atEventStart = true;
-  const chunks = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      let filled = 0;
-      for (;;) {
-        const { done, value } = await reader.read(new Uint8Array(buffer, filled));
-        if (value !== undefined) {
-          // A BYOB read transfers the buffer and returns it with the bytes: the next read
-          // reuses it, and what was read leaves as a copy of its own size.
-          buffer = value.buffer as ArrayBuffer;
-          filled += value.byteLength;
-        }
-        const bytes = new Uint8Array(buffer, 0, filled);
-        if (done) {
-          if (filled > 0) controller.enqueue(bytes.slice());
-          return controller.close();
-        }
-        const ends = endsEvent(bytes);
-        if (ends || filled === READ_BYTES || !atEventStart) {
-          atEventStart = ends;
-          return controller.enqueue(bytes.slice());
-        }
-      }
-    },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
-  }, { highWaterMark: 0 });
-  return new Response(chunks, response);
-}
-
-/**
- * Whether `bytes` end where an event does: their last line terminator (CRLF, LF or CR) ends an
- * empty line, i.e. comes right after another one.
- */
-function endsEvent(bytes: Uint8Array): boolean {
-  let i = bytes.length - 1;
-  const last = bytes[i];
-  if (last === LF) {
-    if (bytes[i - 1] === CR) i--; // CRLF is one terminator
-  } else if (last !== CR) {
-    return false;
-  }
-  const before = bytes[i - 1];
-  return before === LF || before === CR;
 }
 
 function callDemo(demo: InProcessDemo, request: Request, attempt: number): Promise<Response> {

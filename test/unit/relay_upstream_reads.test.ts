@@ -1,11 +1,14 @@
 /**
  * How the relay reads an upstream event stream (src/relay/upstream_fetch.ts): up to 64 KiB at a
- * time through a BYOB reader, handed on at an event's end, never later than the bytes allow.
+ * time through a BYOB reader, handed on at an event's end, never later than the bytes allow; and
+ * a piece whose every event is forwarded (src/relay/forward.ts) goes out as its own bytes.
  * The same body in workerd, from a real socket: test/workers/forward.test.ts.
  */
 
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
+import { ChunkEncoder, type RelayEvent } from "../../src/relay/chunks.ts";
+import { relayChat } from "../../src/relay/forward.ts";
 import { createUpstreamFetch } from "../../src/relay/upstream_fetch.ts";
 
 const SEED = Number(process.env.FC_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -103,6 +106,33 @@ describe("an upstream event stream is read in large pieces, each ending with an 
     },
   );
 
+  test("a stream longer than the buffer: the same bytes, pieces of at most 64 KiB ending with events", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.integer({ min: 1, max: 3000 }), { minLength: 50, maxLength: 200 }),
+        fc.integer({ min: 0, max: 70_000 }),
+        fc.uniqueArray(fc.integer({ min: 1, max: 400_000 }), { maxLength: 20 }),
+        async (sizes, huge, at) => {
+          // Events of random sizes, one of them maybe longer than the buffer.
+          const events = sizes.map((n, i) => `data: ${"x".repeat(i === 7 ? huge : n)}\n\n`);
+          const bytes = encoder.encode(events.join(""));
+          const { stream } = byteBody(
+            split(bytes, at.filter((c) => c < bytes.length).sort((a, b) => a - b)),
+          );
+          const response = await fetched(new Response(stream, { headers: SSE }));
+          const chunks = await chunksOf(response.body!);
+          expect(chunks.join("")).toBe(events.join(""));
+          const inHuge = huge > 64 * 1024 ? events[7]! : undefined;
+          for (const chunk of chunks.slice(0, -1)) {
+            expect(encoder.encode(chunk).byteLength).toBeLessThanOrEqual(64 * 1024);
+            if (inHuge === undefined || !inHuge.includes(chunk)) expect(chunk).toMatch(/\n\n$/);
+          }
+        },
+      ),
+      { seed: SEED, numRuns: 30 },
+    );
+  });
+
   test("a whole event is handed on at once, without waiting for more bytes", async () => {
     const { stream } = byteBody(
       [encoder.encode('data: {"a":'), encoder.encode("1}\n\n")],
@@ -154,5 +184,79 @@ describe("an upstream event stream is read in large pieces, each ending with an 
     ) {
       expect(await fetched(response)).toBe(response);
     }
+  });
+});
+
+describe("a piece whose every event is forwarded goes out as its own bytes", () => {
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+    `data: ${
+      JSON.stringify({ id: "c1", choices: [{ index: 0, delta, finish_reason: finish }] })
+    }\n\n`;
+  const text = (t: string) => chunk({ content: t });
+
+  /** The forwarded batches of a relayed call whose upstream sends `pieces`, one per read. */
+  async function batchesOf(pieces: string[]) {
+    const { stream } = byteBody(pieces.map((p) => encoder.encode(p)));
+    const upstream = createUpstreamFetch(
+      () => Promise.resolve(new Response(stream, { headers: SSE })),
+      undefined,
+    );
+    const chat = relayChat(
+      {
+        baseURL: "https://up.test/v1",
+        body: { model: "m", messages: [] },
+        fetch: upstream.fetch,
+        maxRetries: 0,
+      },
+      new ChunkEncoder("chatcmpl-relay", "m", false),
+      upstream.tap,
+    );
+    const batches: Array<{ text: string; bytes: string | undefined }> = [];
+    for await (const event of chat as AsyncIterable<RelayEvent>) {
+      if (event.type !== "forwarded") continue;
+      const bytes = event.bytes && new TextDecoder().decode(event.bytes);
+      batches.push({ text: event.text, bytes });
+    }
+    return batches;
+  }
+
+  test("whole pieces carry their bytes, which are their text; any other piece does not", async () => {
+    const pieces = [
+      chunk({ role: "assistant", content: "" }) + text("a"), // before content: decoded
+      text("b") + text("c é🙂"), // forwarded whole
+      `: ping\n\n${text("d")}`, // a comment: not only data events
+      `id: 7\n${text("e")}`, // another field
+      text("f").replace("\n\n", "\r\n\r\n"), // CRLF
+      text("f").replace("}\n\n", "}\rjunk\n\n"), // a lone CR: it ends a line, "junk" is another
+      chunk({ reasoning: "r" }) + text("g"), // reasoning is renamed by the relay
+      text("h"), // a whole piece again
+      text("i") + chunk({}, "stop"), // the finish is the relay's
+      "data: [DONE]\n\n",
+    ];
+    expect(await batchesOf(pieces)).toEqual([
+      { text: pieces[1], bytes: pieces[1] },
+      { text: text("d"), bytes: undefined },
+      { text: text("e"), bytes: undefined },
+      { text: text("f"), bytes: undefined },
+      { text: text("f"), bytes: undefined },
+      { text: text("g"), bytes: undefined },
+      { text: text("h"), bytes: pieces[7] },
+      { text: text("i"), bytes: undefined },
+    ]);
+  });
+
+  test("a full 64 KiB read goes on up to its last event's end; the rest starts the next piece", async () => {
+    const big = Array.from({ length: 300 }, (_, i) => text(`${i} ${"a".repeat(240)}`)).join("");
+    expect(big.length).toBeGreaterThan(64 * 1024 + 1000);
+    const batches = await batchesOf([
+      chunk({ role: "assistant", content: "" }) + text("x"),
+      big,
+      text("z"),
+      "data: [DONE]\n\n",
+    ]);
+    expect(batches.map((b) => b.text).join("")).toBe(big + text("z"));
+    expect(batches).toHaveLength(3);
+    expect(batches[0]!.text.length).toBeLessThanOrEqual(64 * 1024);
+    for (const batch of batches) expect(batch.bytes).toBe(batch.text);
   });
 });
