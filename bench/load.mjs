@@ -1,7 +1,8 @@
 // The relay's load test on its own (`npm run bench` runs it too, at full size):
 //
-//   npm run build && node bench/load.mjs [--runner npm-start|wrangler-dev|start-worker]
-//                                        [--streams 300] [--waves 3] [--heap] [--json]
+//   npm run build && node bench/load.mjs
+//     [--runner npm-start|wrangler-dev|start-worker|control|control-js]
+//     [--streams 300] [--waves 3] [--heap] [--json]
 //
 // Waves of concurrent streams through the relay Worker, started the way `--runner` starts it,
 // to the demo upstream on a loopback socket; every fifth caller disconnects mid-answer. Prints

@@ -3,6 +3,10 @@
 // caller's body and signal and returns the upstream body untouched — no parsing, no
 // re-serialising — so its cost is the local runtime's own cost of moving the same bytes.
 // `GET /healthz` answers like the relay's. Run by Miniflare beside the relay (relay_host.mjs).
+//
+// With the binding `READ_IN_JS` set (the load test's `--runner control-js`), it reads the upstream
+// body in JS and enqueues each chunk, untouched, into a stream of its own: what any relay that
+// looks at the stream pays before it does anything with it (bench/notes.md).
 
 export default {
   async fetch(request, env) {
@@ -17,9 +21,23 @@ export default {
       body: request.body,
       signal: request.signal,
     });
-    return new Response(upstream.body, {
+    const body = env.READ_IN_JS ? readInJs(upstream.body) : upstream.body;
+    return new Response(body, {
       status: upstream.status,
       headers: { "content-type": upstream.headers.get("content-type") ?? "text/event-stream" },
     });
   },
 };
+
+/** `body` read chunk by chunk in JS and enqueued as it came, one chunk per read. */
+function readInJs(body) {
+  const reader = body.getReader();
+  return new ReadableStream({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  }, { highWaterMark: 0 });
+}

@@ -5,7 +5,7 @@
 //      of each Worker's workerd per 1,000 relayed events (lib/relay_host.mjs,
 //      workers/relay.mjs);
 //   2. the load test of `npm start` (bench/load.mjs, lib/relay_load.mjs), and the same load
-//      through the control Worker.
+//      through the control Worker, passing the body through untouched and reading it in JS.
 
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -114,6 +114,9 @@ export async function relayBench(plan, server, log) {
     return { status: "failed", error: String(error.message ?? error) };
   }
   out.load = await runLoad("npm-start", plan.load, log);
-  if (plan.load.control) out.controlLoad = await runLoad("control", plan.load, log);
+  if (plan.load.control) {
+    out.controlLoad = await runLoad("control", plan.load, log);
+    out.controlJsLoad = await runLoad("control-js", plan.load, log);
+  }
   return out;
 }

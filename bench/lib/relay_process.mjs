@@ -4,6 +4,7 @@
 //   wrangler-dev  `wrangler dev` — what `npm start` ran before (kept to reproduce its failure)
 //   start-worker  wrangler's `unstable_startWorker` with its inspector proxy off (the same)
 //   control       the pass-through control Worker in npm start's runtime (the yardstick)
+//   control-js    the same Worker reading the body in JS, chunk by chunk (a JS relay's floor)
 // A developer's own .dev.vars never applies: `envFile` replaces it (an empty file by default).
 
 import { spawn } from "node:child_process";
@@ -13,7 +14,7 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const EMPTY_ENV = `${ROOT}test/e2e/empty.env`;
-export const RUNNERS = ["npm-start", "wrangler-dev", "start-worker", "control"];
+export const RUNNERS = ["npm-start", "wrangler-dev", "start-worker", "control", "control-js"];
 
 /** A port the OS just handed out on 127.0.0.1. */
 export async function freePort() {
@@ -50,9 +51,10 @@ function command(runner, vars, envFile, port, inspectorPort, inspect) {
     const host = `${ROOT}bench/lib/start_worker_host.mjs`;
     return [process.execPath, host, String(port), envFile, JSON.stringify(vars)];
   }
-  if (runner === "control") {
+  if (runner === "control" || runner === "control-js") {
     const host = `${ROOT}bench/lib/control_host.mjs`;
-    return [process.execPath, host, String(port), JSON.stringify(vars)];
+    const bindings = runner === "control" ? vars : { ...vars, READ_IN_JS: "1" };
+    return [process.execPath, host, String(port), JSON.stringify(bindings)];
   }
   throw new TypeError(`runner must be one of ${RUNNERS.join(", ")}, got "${runner}"`);
 }

@@ -107,6 +107,14 @@ export function relayTables(results) {
         false,
       ));
     }
+    if (r.controlJsLoad?.status === "measured") {
+      tables.push(loadTable(
+        "The same load through the control Worker reading the body in JS, chunk by chunk " +
+          "(what any relay that looks at the stream pays first)",
+        r.controlJsLoad,
+        false,
+      ));
+    }
   }
   return tables;
 }
