@@ -107,6 +107,19 @@ describe("failures", () => {
     expect(requests).toHaveLength(1);
   });
 
+  it("during a silence mid-answer, a `: keep-alive` comes once keepAliveMs passes without a write", async () => {
+    const { app } = demoRelay({ keepAliveMs: 40 });
+    const response = await postChat(app, chatBody({ stream: true }), {
+      headers: { "x-demo-fault": "stall-after=3,stall-ms=300" },
+    });
+    const body = parseSSE(await response.text());
+    const silence = body.comments.filter((c) => c.text === "keep-alive" && c.beforeData > 0);
+    // 300 ms of silence, a comment at most 1.25 × 40 ms after the last write: 6 or more.
+    expect(silence.length).toBeGreaterThanOrEqual(5);
+    expect(silence.every((c) => c.beforeData === silence[0]!.beforeData)).toBe(true);
+    expect(body.done).toBe(true);
+  });
+
   it("a failure after content ends the stream with an error event and no [DONE]", async () => {
     const { app, requests } = demoRelay();
     const response = await postChat(app, chatBody({ stream: true }), {
