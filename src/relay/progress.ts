@@ -157,7 +157,7 @@ export class AnswerLabel {
   }
 
   /** Notes an event before the answer begins: a fallback moves on to the next target. */
-  note(event: StreamEvent): void {
+  note(event: RelayEvent): void {
     if (event.type === "fallback") this.#target = event.index;
   }
 

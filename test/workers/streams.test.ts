@@ -41,6 +41,17 @@ describe("a resumable stream", () => {
     });
   });
 
+  it("its chunks are the live stream's: the upstream's own id on every one", async () => {
+    const { app } = streamsRelay("words=200");
+    const live = eventsOf(await (await postChat(app, chatBody({ stream: true }))).text());
+    const stored = eventsOf(await (await startResumable(app)).text());
+    const chunkIds = (events: typeof live) =>
+      new Set(events.filter((e) => e.data !== "[DONE]").map((e) => JSON.parse(e.data).id));
+    expect(chunkIds(stored)).toEqual(chunkIds(live));
+    expect([...chunkIds(live)]).toEqual([expect.stringMatching(/^chatcmpl-demo-/)]);
+    expect(contentOfEvents(stored)).toBe(contentOfEvents(live));
+  });
+
   it("two streams get different ids", async () => {
     const { app } = streamsRelay();
     const [a, b] = await Promise.all([startResumable(app), startResumable(app)]);

@@ -13,7 +13,7 @@
  */
 
 import { isAPIStatusError } from "../../errors.ts";
-import type { StreamEvent } from "../../types.ts";
+import type { RelayEvent } from "../chunks.ts";
 import { type Outcome, outcomeOf } from "../cooldown.ts";
 
 /**
@@ -48,7 +48,7 @@ export class CallOutcomes {
   #known = false;
 
   /** Notes what an event says: a target left for the next (failed), one that answered 200. */
-  note(event: StreamEvent): void {
+  note(event: RelayEvent): void {
     if (event.type === "fallback") {
       // A 404 is a model that upstream does not serve: no sign that it is down.
       const notFound = isAPIStatusError(event.error) && event.error.status === 404;

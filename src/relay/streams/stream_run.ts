@@ -1,19 +1,19 @@
 /**
- * The upstream call of one resumable stream, run inside its Durable Object: `streamChat` →
- * OpenAI chunks (the relay's own `ChunkEncoder`) → the stream's {@linkcode EventLog}. It runs
- * whether or not anyone reads, until the answer ends, a cancel stops it, or it outgrows its
- * byte limit.
+ * The upstream call of one resumable stream, run inside its Durable Object: `streamChat` (with
+ * the relay's fast path, `relayChat`) → OpenAI chunks (the relay's own `ChunkEncoder`) → the
+ * stream's {@linkcode EventLog}. It runs whether or not anyone reads, until the answer ends, a
+ * cancel stops it, or it outgrows its byte limit.
  *
  * @module
  */
 
 import type { ChatStream } from "../../chat_stream.ts";
 import { createDemoUpstream } from "../../demo/upstream.ts";
-import { streamChat } from "../../stream_chat.ts";
 import type { StreamChatOptions } from "../../types.ts";
-import { type ChunkEncoder, DONE_EVENT } from "../chunks.ts";
+import { type ChunkEncoder, DONE_EVENT, type RelayEvent } from "../chunks.ts";
 import { commitTiming } from "../commit.ts";
 import { describeFailure, errorBody, type RelayFailure } from "../errors.ts";
+import { relayChat } from "../forward.ts";
 import { AnswerLabel, chunkEncoder, isComment } from "../progress.ts";
 import { createUpstreamFetch, type UpstreamFetch } from "../upstream_fetch.ts";
 import type { EventLog } from "./event_log.ts";
@@ -147,6 +147,7 @@ export class StreamRun {
   #plan: StartPlan;
   #log: EventLog;
   #chat: ChatStream;
+  #encoder: ChunkEncoder;
   #outcomes = new CallOutcomes();
 
   constructor(plan: StartPlan, log: EventLog) {
@@ -165,7 +166,14 @@ export class StreamRun {
       (target) => plan.upstreams[target] ?? target,
       () => this.attempts,
     );
-    this.#chat = streamChat({ ...plan.call, signal: this.#abort.signal, fetch: this.#fetch.fetch });
+    const { id, model, includeUsage, progress } = plan.chat;
+    this.#encoder = chunkEncoder(id, model, includeUsage, progress);
+    // The relay's fast path here too: the stored events of an answer are its live ones.
+    this.#chat = relayChat(
+      { ...plan.call, signal: this.#abort.signal, fetch: this.#fetch.fetch },
+      this.#encoder,
+      this.#fetch.tap,
+    );
   }
 
   /**
@@ -173,9 +181,7 @@ export class StreamRun {
    * final event is visible, or `undefined` when nothing was stored.
    */
   start(): Promise<StreamStatus | undefined> {
-    const { id, model, includeUsage, progress } = this.#plan.chat;
-    const encoder = chunkEncoder(id, model, includeUsage, progress);
-    return this.#pump(this.#chat, encoder, this.#log, this.#plan);
+    return this.#pump(this.#chat, this.#encoder, this.#log, this.#plan);
   }
 
   /** How many upstream requests were made so far. */
@@ -212,7 +218,8 @@ export class StreamRun {
     log: EventLog,
     plan: StartPlan,
   ): Promise<StreamStatus | undefined> {
-    const iterator = chat[Symbol.asyncIterator]();
+    // Forwarded upstream events come through as well (forward.ts).
+    const iterator = chat[Symbol.asyncIterator]() as AsyncIterator<RelayEvent>;
     // The same commit time as the relay's other answers (at most 1 s), for the same reason:
     // an answer that has begun lets the caller go, and learn the stream id.
     const timer = setTimeout(() => this.#begin(undefined), commitTiming(plan.keepAliveMs).commitMs);
