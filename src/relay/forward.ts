@@ -84,8 +84,11 @@ export function forwardable(data: string): boolean {
  * batch, open until the relay takes it (`sealed`), the client's decoder emits something, or
  * the next piece of the upstream body begins.
  *
- * When every event of a piece (see `PieceTap`) went into one batch, the batch also gets the
- * piece's bytes, which are exactly its text encoded: the relay writes them as they came.
+ * When every event of a piece (see `PieceTap`) went into one batch, the batch also carries the
+ * piece's bytes, and the relay writes those instead of the batch's text: the caller's SSE parser
+ * reads the same events from both. The relay takes a batch only after the client has parsed the
+ * piece it came from whole (a piece is parsed in one synchronous call; the relay runs after
+ * it), so an event of the piece that was not forwarded has dropped the bytes by then.
  */
 class ForwardingDecoder implements StreamDecoder {
   #inner: StreamDecoder;
@@ -93,13 +96,11 @@ class ForwardingDecoder implements StreamDecoder {
   #encoder: ChunkEncoder;
   #tap: PieceTap | undefined;
   #batch: ForwardedEvents | undefined = undefined;
-  /** The piece whose events come now (`tap.seq`), and how many of them are still to come. */
+  /** The piece whose events come now (its `tap.seq`), and whether the next is its first. */
   #piece = -1;
-  #left = 0;
   #first = false;
-  #bytes: Uint8Array | undefined = undefined;
-  /** Whether every event of the piece so far went into `#batch`, which began with it. */
-  #whole = false;
+  /** The batch that began with the piece's first event, carrying the piece's bytes. */
+  #whole: ForwardedEvents | undefined = undefined;
 
   constructor(
     inner: StreamDecoder,
@@ -120,32 +121,30 @@ class ForwardingDecoder implements StreamDecoder {
     if (tap !== undefined && tap.seq !== this.#piece) {
       // The first event of a new piece: it starts a batch of its own.
       this.#piece = tap.seq;
-      this.#left = tap.events;
-      this.#bytes = tap.bytes;
-      this.#whole = tap.bytes !== undefined;
       this.#first = true;
       this.#batch = undefined;
+      this.#whole = undefined;
     }
     const first = this.#first;
     this.#first = false;
-    this.#left--;
     if (acc.delivered && sink !== null && event === undefined && forwardable(data)) {
-      let batch = this.#batch;
+      const batch = this.#batch;
       if (batch !== undefined && !batch.sealed) {
         batch.text += `data: ${data}\n\n`;
       } else {
-        if (!first) this.#whole = false;
-        batch = { type: "forwarded", text: `data: ${data}\n\n`, sealed: false, bytes: undefined };
-        this.#batch = batch;
+        const bytes = first ? tap?.bytes : undefined;
+        this.#batch = { type: "forwarded", text: `data: ${data}\n\n`, sealed: false, bytes };
+        if (bytes !== undefined) this.#whole = this.#batch;
         // Not a public event: only the relay, which encodes it, iterates this stream.
-        sink.push(batch as unknown as StreamEvent);
+        sink.push(this.#batch as unknown as StreamEvent);
       }
-      if (this.#whole && this.#left === 0) batch.bytes = this.#bytes;
       return EVENT_PROGRESS;
     }
-    // What the decoder emits now must come after what was forwarded before it.
+    // Not forwarded: the piece cannot go out as it came, and what the decoder emits now must
+    // come after what was forwarded before it.
+    if (this.#whole !== undefined) this.#whole.bytes = undefined;
+    this.#whole = undefined;
     this.#batch = undefined;
-    this.#whole = false;
     const before = acc.delivered;
     const outcome = this.#inner.onEvent(event, data);
     if (!before && acc.delivered) {

@@ -7,6 +7,7 @@
  * from a real socket: test/workers/forward.test.ts.
  */
 
+import { createParser } from "eventsource-parser";
 import fc from "fast-check";
 import OpenAI from "openai";
 import { describe, expect, test } from "vitest";
@@ -92,8 +93,12 @@ function post(app: ReturnType<typeof createRelay>, extra: Record<string, unknown
 }
 
 /** The `data:` of every event the caller got, in order (comments left out). */
+/** The `data` of every event the caller got, read by an SSE parser (any line endings). */
 function dataOf(raw: string): string[] {
-  return raw.split("\n\n").filter((e) => e.startsWith("data: ")).map((e) => e.slice(6));
+  const data: string[] = [];
+  const parser = createParser({ onEvent: (event) => data.push(event.data) });
+  parser.feed(raw);
+  return data;
 }
 
 // deno-lint-ignore no-explicit-any
@@ -174,8 +179,8 @@ describe("events after the first delta go to the caller as they arrived", () => 
       { length: 40 },
       (_, i) => i % 7 === 3 ? { reasoning: `r${i}` } : { content: `t${i} é🙂` },
     );
-    // Some events framed otherwise (a comment, CRLF, an id): those pieces cannot go out as
-    // they came, the others can.
+    // Some events framed otherwise (a comment, CRLF, an id): whether a piece goes out as it
+    // came or as the relay's text, an SSE reader must read the same events from it.
     const events = parts.map((d, i) => {
       const event = sse(chunk(d));
       if (i % 11 === 5) return `: ping\n\n${event}`;
@@ -196,7 +201,6 @@ describe("events after the first delta go to the caller as they arrived", () => 
           const { app } = relay([byteStream ? pieces(split) : stream(split)]);
           const raw = await (await post(app)).text();
           expect(parsed(raw)).toEqual(expected);
-          expect(raw).not.toMatch(/^(?:id:|: ping)/m);
         },
       ),
       { seed: SEED, numRuns: 80 },

@@ -220,28 +220,26 @@ describe("a piece whose every event is forwarded goes out as its own bytes", () 
     return batches;
   }
 
-  test("whole pieces carry their bytes, which are their text; any other piece does not", async () => {
+  test("a piece whose every event was forwarded carries its bytes; any other does not", async () => {
     const pieces = [
       chunk({ role: "assistant", content: "" }) + text("a"), // before content: decoded
       text("b") + text("c é🙂"), // forwarded whole
-      `: ping\n\n${text("d")}`, // a comment: not only data events
-      `id: 7\n${text("e")}`, // another field
-      text("f").replace("\n\n", "\r\n\r\n"), // CRLF
-      text("f").replace("}\n\n", "}\rjunk\n\n"), // a lone CR: it ends a line, "junk" is another
+      `: ping\n\n${text("d")}`, // a comment (SSE readers skip it) and a forwarded event
+      text("f").replace("\n\n", "\r\n\r\n"), // CRLF: the same event to any SSE reader
       chunk({ reasoning: "r" }) + text("g"), // reasoning is renamed by the relay
-      text("h"), // a whole piece again
-      text("i") + chunk({}, "stop"), // the finish is the relay's
+      text("h") + chunk({ tool_calls: [{ index: 0, id: "t" }] }), // tool calls are the relay's
+      text("i"), // a whole piece again
+      text("j") + chunk({}, "stop"), // the finish is the relay's
       "data: [DONE]\n\n",
     ];
     expect(await batchesOf(pieces)).toEqual([
       { text: pieces[1], bytes: pieces[1] },
-      { text: text("d"), bytes: undefined },
-      { text: text("e"), bytes: undefined },
-      { text: text("f"), bytes: undefined },
-      { text: text("f"), bytes: undefined },
+      { text: text("d"), bytes: pieces[2] },
+      { text: text("f"), bytes: pieces[3] },
       { text: text("g"), bytes: undefined },
-      { text: text("h"), bytes: pieces[7] },
-      { text: text("i"), bytes: undefined },
+      { text: text("h"), bytes: undefined },
+      { text: text("i"), bytes: pieces[6] },
+      { text: text("j"), bytes: undefined },
     ]);
   });
 
