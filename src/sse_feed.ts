@@ -56,6 +56,7 @@ export class SseFeed {
     if (text.length === 0) return;
     // Measured before parsing, so an oversized event is refused before the parser holds it.
     this.#budget.measure(text);
+    this.decoder.onText?.(text);
     this.#parser.feed(text);
   }
 

@@ -51,6 +51,12 @@ export interface StreamDecoder {
    * `sequence_number`), as sent: a stream the provider keeps running resumes after it.
    */
   readonly cursor?: unknown;
+  /**
+   * Sees each chunk of the body's text before its events are parsed (the relay's fast path,
+   * src/relay/forward.ts, checks what it forwards against it). Optional: no decoder of the
+   * client has one.
+   */
+  onText?(text: string): void;
 }
 
 /**

@@ -24,7 +24,8 @@ export const DONE_EVENT = "data: [DONE]\n\n";
  *
  * @example
  * ```ts
- * const batch: ForwardedEvents = { type: "forwarded", text: 'data: {"choices":[…]}\n\n', sealed: false, bytes: undefined };
+ * const batch: ForwardedEvents = { type: "forwarded", text: 'data: {"choices":[…]}\n\n', sealed: false, bytes: undefined, piece: undefined };
+ * if (batch.bytes !== undefined && batch.piece === batch.text) write(batch.bytes);
  * ```
  */
 export interface ForwardedEvents {
@@ -35,9 +36,12 @@ export interface ForwardedEvents {
   sealed: boolean;
   /**
    * The upstream's own bytes for these events, when they were one whole piece of its body and
-   * nothing else: exactly `text` encoded, so they can be written as they came.
+   * nothing else; `piece` is their text. They go out as they came only when `piece` is `text`,
+   * character for character: no comment, `id:` or other field, no CR, no `data:` without its
+   * space (an SSE reader reads the same events either way, a hand-written parser might not).
    */
   bytes: Uint8Array | undefined;
+  piece: string | undefined;
 }
 
 /**

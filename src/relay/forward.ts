@@ -85,10 +85,11 @@ export function forwardable(data: string): boolean {
  * the next piece of the upstream body begins.
  *
  * When every event of a piece (see `PieceTap`) went into one batch, the batch also carries the
- * piece's bytes, and the relay writes those instead of the batch's text: the caller's SSE parser
- * reads the same events from both. The relay takes a batch only after the client has parsed the
- * piece it came from whole (a piece is parsed in one synchronous call; the relay runs after
- * it), so an event of the piece that was not forwarded has dropped the bytes by then.
+ * piece's bytes and text (`onText`), and the relay writes the bytes instead of the batch's text
+ * when the two texts are one: a piece with a comment, another field, CR line endings or a
+ * `data:` without its space goes out as the relay frames it. The relay takes a batch only after
+ * the client has parsed the piece it came from whole (a piece is parsed in one synchronous call;
+ * the relay runs after it), so an event of the piece that was not forwarded has dropped the bytes by then.
  */
 class ForwardingDecoder implements StreamDecoder {
   #inner: StreamDecoder;
@@ -101,6 +102,8 @@ class ForwardingDecoder implements StreamDecoder {
   #first = false;
   /** The batch that began with the piece's first event, carrying the piece's bytes. */
   #whole: ForwardedEvents | undefined = undefined;
+  /** The text of the chunk being parsed: the piece's, when it is one. */
+  #text = "";
 
   constructor(
     inner: StreamDecoder,
@@ -133,7 +136,8 @@ class ForwardingDecoder implements StreamDecoder {
         batch.text += `data: ${data}\n\n`;
       } else {
         const bytes = first ? tap?.bytes : undefined;
-        this.#batch = { type: "forwarded", text: `data: ${data}\n\n`, sealed: false, bytes };
+        const piece = bytes === undefined ? undefined : this.#text;
+        this.#batch = { type: "forwarded", text: `data: ${data}\n\n`, sealed: false, bytes, piece };
         if (bytes !== undefined) this.#whole = this.#batch;
         // Not a public event: only the relay, which encodes it, iterates this stream.
         sink.push(this.#batch as unknown as StreamEvent);
@@ -153,6 +157,10 @@ class ForwardingDecoder implements StreamDecoder {
       this.#encoder.adopt(acc.id, acc.model, created === undefined ? undefined : Number(created));
     }
     return outcome;
+  }
+
+  onText(text: string): void {
+    this.#text = text;
   }
 
   endedCleanly(): boolean {

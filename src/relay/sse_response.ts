@@ -206,9 +206,11 @@ function streamBody(
           return close();
         }
         const event = step.value;
-        if (event.type === "forwarded" && event.bytes !== undefined) {
-          // A whole piece of the upstream's body, forwarded as it came: its own bytes. Only
-          // after the answer began (forward.ts), so there is no label to write first.
+        if (event.type === "forwarded" && event.bytes !== undefined && event.piece === event.text) {
+          // A whole piece of the upstream's body, forwarded, framed as the relay would frame
+          // it: its own bytes, not encoded again. Comparing the texts costs one flattening copy
+          // and a memcmp per piece (a byte-by-byte check of the framing cost 0.56 µs an event).
+          // Only after the answer began (forward.ts), so there is no label to write first.
           event.sealed = true;
           if (out !== "") send(out);
           out = "";

@@ -207,6 +207,36 @@ describe("events after the first delta go to the caller as they arrived", () => 
     );
   });
 
+  test("an upstream's own framing never reaches the caller: comments, id and retry lines, CR, data: without its space", async () => {
+    // Each a piece of its own (one read each), every event in it forwardable: only the framing
+    // differs from the relay's. A hostile upstream's comment might carry anything (here, the
+    // upstream key it was sent). With CR line endings a piece's event is parsed only when the
+    // next piece comes (its CR could begin a CRLF): that piece's bytes alone would lose it.
+    const e = (text: string) => JSON.stringify(rich(text));
+    const odd = [
+      `: sk-up-secret-0123456789 internal.host\n\ndata: ${e("a")}\n\n`,
+      `id: 7\ndata: ${e("b")}\n\n`,
+      `retry: 1\n\ndata: ${e("c")}\n\n`,
+      `data: ${e("d")}\r\n\r\n`,
+      `data: ${e("e")}\r\r`,
+      `data:${e("f")}\n\n`,
+      `data: ${e("g")}\n\n\n`,
+      `data: ${e("h")}\n\ndata: ${e("i")}\n\n`, // as the relay frames it: may go as it came
+    ];
+    const bytes = [role() + sse(rich("x")), ...odd, sse(chunk({}, "stop")) + DONE]
+      .map((text) => new TextEncoder().encode(text));
+    const { app } = relay([pieces(bytes)]);
+    const raw = await (await post(app)).text();
+    expect(contentOf(raw)).toBe("xabcdefghi");
+    expect(raw).not.toContain("\r");
+    expect(raw).not.toContain("sk-up");
+    // The relay's own framing only: its keep-alive, `data: ` events, blank lines between them.
+    for (const line of raw.split("\n")) expect(line).toMatch(/^(?:|: keep-alive|data: .*)$/);
+    expect(raw).not.toContain("\n\n\n");
+    const events = ["a", "b", "c", "d", "e", "f", "g"].map((t) => `data: ${e(t)}\n\n`);
+    expect(raw).toContain(events.join("") + `data: ${e("h")}\n\ndata: ${e("i")}\n\n`);
+  });
+
   test("the openai SDK's stream helper assembles the answer", async () => {
     const words = Array.from({ length: 200 }, (_, i) => ` w${i}`);
     const body = role() + words.map((t) => sse(rich(t))).join("") + sse(chunk({}, "stop")) + DONE;
