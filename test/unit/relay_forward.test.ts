@@ -337,6 +337,25 @@ describe("the relay's guarantees hold on the fast path", () => {
     }
   });
 
+  test("an event over the client's 16 MiB cap after content: the relay's error event, nothing of it forwarded", async () => {
+    // Forwardable in shape, and read in 64 KiB pieces that are never whole: the cap holds.
+    const huge = `data: ${JSON.stringify(rich("x".repeat(16 * 1024 * 1024 + 10)))}\n\n`;
+    const body = new TextEncoder().encode(role() + sse(rich("a")) + huge + DONE);
+    const parts = Array.from(
+      { length: Math.ceil(body.length / (1 << 20)) },
+      (_, i) => body.subarray(i << 20, (i + 1) << 20),
+    );
+    const { app, calls } = relay([pieces(parts)]);
+    const raw = await (await post(app)).text();
+    expect(raw.length).toBeLessThan(10_000);
+    expect(contentOf(raw)).toBe("a");
+    expect(raw).not.toContain("[DONE]");
+    expect(parsed(raw).at(-1)).toEqual({
+      error: expect.objectContaining({ code: "incomplete_stream" }),
+    });
+    expect(calls).toHaveLength(1); // content was sent: never retried
+  });
+
   test("a drop after content: the relay's error event and no [DONE]", async () => {
     const { app, calls } = relay([
       stream([role(), sse(rich("a")), sse(rich("b")), { error: new TypeError("socket hang up") }]),
