@@ -12,6 +12,7 @@ import { streamChat } from "../stream_chat.ts";
 import type { StreamChatOptions } from "../types.ts";
 import { createKeyCheck } from "./auth.ts";
 import { callerDrop } from "./caller_drop.ts";
+import { abortOnDisconnect } from "./caller_signal.ts";
 import { toChatCompletion } from "./chunks.ts";
 import { UpstreamCooldowns } from "./cooldown.ts";
 import { errorResponse, type RelayFailure } from "./errors.ts";
@@ -169,15 +170,15 @@ export function createRelay(options: RelayOptions = {}): Hono {
       if (outcomes !== undefined) route.report(outcomes);
       return response;
     }
-    const abort = new AbortController();
+    // Aborted when the caller disconnects (on Workers with the `enable_request_signal` flag).
+    const abort = abortOnDisconnect(c.req.raw.signal);
     const local: StreamChatOptions = {
       ...call,
       // A non-streaming caller sees nothing until the whole answer exists: a failure after
       // part of it is retried (and falls back) like one before it.
       ...(streaming ? {} : { onPartial: "retry" as const }),
-      // The caller's own signal: it fires when the caller disconnects (on Workers with the
-      // `enable_request_signal` flag), and a caller abort is never retried.
-      signal: AbortSignal.any([c.req.raw.signal, abort.signal]),
+      // Fires when the caller disconnects or the response is cancelled: never retried.
+      signal: abort.signal,
       ...(retryBudget !== undefined ? { retryBudget } : {}),
     };
 
