@@ -69,4 +69,4 @@ export function runRelayLoad(lib: LoadLib, options?: {
   log?: (wave: LoadWave) => void;
 }): Promise<LoadResult>;
 
-export function judgeWave(wave: LoadWave): string[];
+export function judgeWave(wave: LoadWave, first?: LoadWave): string[];
