@@ -1,62 +1,118 @@
 /**
- * Unknown option names: a misspelt option (`maxRetry`) must fail at once with a `TypeError`
- * that names it and the closest known one, instead of being silently ignored. Checked once per
- * call, never per event.
+ * Options checked against one declarative table: each option's {@linkcode Rule} (what its value
+ * must be, its default), or the table of an option that is itself an object of options
+ * (`retry`, `timeouts`). One walk fills in the defaults and refuses, at once, a bad value (a
+ * `TypeError`, or a `RangeError` for a number out of range, naming the option and the value it
+ * had) and an unknown name, with the option it most likely means: a misspelt `maxRetry` must
+ * not be silently ignored. Checked once per call, never per event.
  *
  * @module
  */
 
 /**
- * The option names an object may have: `true` for a plain option, a nested shape for an
- * option that is itself an object of options (`timeouts`, `retry`).
+ * What an option's value must be: `[test, words, fallback, error]`. A value that is not given
+ * takes `fallback`, then must pass `test` (so an optional option's test accepts `undefined`);
+ * otherwise the call throws `error` (default `TypeError`) saying the option must be `words`.
  */
-export interface OptionShape {
-  readonly [name: string]: true | OptionShape;
+export type Rule = readonly [
+  test: (value: unknown) => boolean,
+  words: string,
+  fallback?: unknown,
+  error?: typeof TypeError,
+];
+
+/** Option names → their rule, or the table of an option that is an object of options. */
+export interface OptionTable {
+  readonly [name: string]: Rule | OptionTable;
 }
 
 /**
- * Throws a `TypeError` for the first own key of `value` (or of a nested option object) that
- * `shape` does not name. The message names the key and the option it most likely means: a
- * near spelling, or the same name where it belongs (`idleMs` → `timeouts.idleMs`). `where`
- * prefixes the names (`"fallbacks[0]."`).
+ * `value`'s options checked against `table`, with the defaults filled in: a new object that
+ * has every option of the table. `where` prefixes the names in messages (`"fallbacks[0]."`).
  *
  * @example
  * ```ts
- * rejectUnknownKeys({ maxRetry: 3 }, { maxRetries: true }, "");
+ * const integer: Rule = [(v) => Number.isInteger(v), "an integer", 2, RangeError];
+ * checkOptions({}, { maxRetries: integer }, ""); // { maxRetries: 2 }
+ * checkOptions({ maxRetry: 3 }, { maxRetries: integer }, "");
  * // TypeError: stopstream: `maxRetry` is not a streamChat option; did you mean `maxRetries`?
  * ```
  */
-export function rejectUnknownKeys(value: object, shape: OptionShape, where: string): void {
+export function checkOptions(
+  value: object,
+  table: OptionTable,
+  where: string,
+): Record<string, unknown> {
+  const names = Object.keys(table);
   for (const key of Object.keys(value)) {
-    const known = Object.hasOwn(shape, key) ? shape[key] : undefined;
-    if (known === true) continue;
-    if (known !== undefined) {
-      const inner = (value as Record<string, unknown>)[key];
-      if (typeof inner === "object" && inner !== null) {
-        rejectUnknownKeys(inner, known, `${where}${key}.`);
+    if (!Object.hasOwn(table, key)) throw unknownOption(key, table, names, where);
+  }
+  const checked: Record<string, unknown> = {};
+  for (const name of names) {
+    const rule = table[name]!;
+    const given = (value as Record<string, unknown>)[name];
+    if (!Array.isArray(rule)) {
+      if (given !== undefined && (given === null || typeof given !== "object")) {
+        throw mustBe(where + name, "an object", given);
       }
+      checked[name] = checkOptions(given ?? {}, rule as OptionTable, `${where}${name}.`);
       continue;
     }
-    const names = Object.keys(shape);
-    const near = misplaced(key, shape) ?? closestName(key, names);
-    throw new TypeError(
-      `stopstream: \`${where}${key}\` is not a streamChat option; ${
-        near === undefined
-          ? `the options ${where === "" ? "" : `in \`${where.slice(0, -1)}\` `}are ${
-            names.join(", ")
-          }`
-          : `did you mean \`${where}${near}\`?`
-      }`,
-    );
+    const [test, words, fallback, error] = rule as Rule;
+    const option = given === undefined ? fallback : given;
+    if (!test(option)) throw mustBe(where + name, words, option, error);
+    checked[name] = option;
   }
+  return checked;
 }
 
-/** `key` is an option one level down (`idleMs` for `timeouts.idleMs`): its path there. */
-function misplaced(key: string, shape: OptionShape): string | undefined {
-  for (const [name, inner] of Object.entries(shape)) {
-    if (inner !== true && Object.hasOwn(inner, key)) return `${name}.${key}`;
+/**
+ * The error for an option `name` whose `value` is not `words`: "stopstream: \`name\` must be
+ * words, got value" (objects named by their kind, not their contents).
+ *
+ * @example
+ * ```ts
+ * throw mustBe("fallbacks[0]", "an object", 3); // TypeError: stopstream: `fallbacks[0]` must be an object, got 3
+ * ```
+ */
+export function mustBe(
+  name: string,
+  words: string,
+  value: unknown,
+  error: typeof TypeError = TypeError,
+): TypeError {
+  const got = typeof value === "function"
+    ? "a function"
+    : Array.isArray(value)
+    ? "an array"
+    : typeof value === "object" && value !== null
+    ? "an object"
+    : String(value);
+  return new error(`stopstream: \`${name}\` must be ${words}, got ${got}`);
+}
+
+function unknownOption(
+  key: string,
+  table: OptionTable,
+  names: string[],
+  where: string,
+): TypeError {
+  // The same name where it belongs (`idleMs` for `timeouts.idleMs`), or a near spelling.
+  let near: string | undefined;
+  for (const name of names) {
+    const inner = table[name]!;
+    if (!Array.isArray(inner) && Object.hasOwn(inner, key)) near ??= `${name}.${key}`;
   }
-  return undefined;
+  near ??= closestName(key, names);
+  return new TypeError(
+    `stopstream: \`${where}${key}\` is not a streamChat option; ${
+      near === undefined
+        ? `the options ${where === "" ? "" : `in \`${where.slice(0, -1)}\` `}are ${
+          names.join(", ")
+        }`
+        : `did you mean \`${where}${near}\`?`
+    }`,
+  );
 }
 
 /**
@@ -80,10 +136,9 @@ export function closestName(name: string, candidates: readonly string[]): string
     const other = candidate.toLowerCase();
     const distance = editDistance(word, other);
     // Ties go to the longer common start: `maxRetry` means `maxRetries` more than `retry`.
-    const prefix = commonPrefix(word, other);
-    if (
-      distance < bestDistance || (distance === bestDistance && prefix > bestPrefix)
-    ) {
+    let prefix = 0;
+    while (word[prefix] !== undefined && word[prefix] === other[prefix]) prefix++;
+    if (distance < bestDistance || (distance === bestDistance && prefix > bestPrefix)) {
       best = candidate;
       bestDistance = distance;
       bestPrefix = prefix;
@@ -93,12 +148,6 @@ export function closestName(name: string, candidates: readonly string[]): string
     }
   }
   return best ?? part;
-}
-
-function commonPrefix(a: string, b: string): number {
-  let i = 0;
-  while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  return i;
 }
 
 /** Optimal string alignment distance: insertions, deletions, substitutions, adjacent swaps. */

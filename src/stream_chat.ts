@@ -5,52 +5,88 @@
  */
 
 import { ChatStream } from "./chat_stream.ts";
-import { rejectUnknownKeys } from "./option_keys.ts";
-import { getProtocol } from "./protocols/registry.ts";
+import { checkOptions, mustBe, type OptionTable, type Rule } from "./option_keys.ts";
+import { PROTOCOLS } from "./protocols/registry.ts";
 import { joinURL } from "./protocols/request.ts";
-import { isRetryBudget } from "./retry_budget.ts";
+import { isRetryBudget, type RetryBudget } from "./retry_budget.ts";
 import type { CallPlan, CallTarget } from "./retry_loop.ts";
+import type { BackoffOptions } from "./retry_policy.ts";
 import type { PartialPolicy, RetryOptions, StreamChatOptions, Timeouts } from "./types.ts";
+import type { AttemptTimeouts } from "./watchdog.ts";
 
-const DEFAULTS = {
-  maxRetries: 2,
-  initialDelayMs: 500,
-  maxDelayMs: 8_000,
-  maxRetryAfterMs: 60_000,
-  headersMs: 60_000,
-  firstEventMs: 600_000,
-  idleMs: 180_000,
-  maxEventBytes: 16 * 1024 * 1024,
-} as const;
+const POLICIES: readonly unknown[] = ["throw", "return", "continue", "retry"];
+const CALL_ONLY = ["signal", "fallbacks", "onPartial", "retryBudget"] as const;
 
-const POLICIES: readonly PartialPolicy[] = ["throw", "return", "continue", "retry"];
+const anything: Rule = [() => true, ""];
+/** A time in ms, at least `min` (`Infinity`: no limit). */
+const ms = (min: number, fallback: number): Rule => [
+  (value) => typeof value === "number" && value >= min,
+  `a number ≥ ${min} (ms)`,
+  fallback,
+  RangeError,
+];
+const integer = (min: number, fallback: number): Rule => [
+  (value) => Number.isInteger(value) && (value as number) >= min,
+  `an integer ≥ ${min}`,
+  fallback,
+  RangeError,
+];
+/** An option that may be left out; given, it must pass `test`. */
+const optional = (test: (value: unknown) => boolean, words: string): Rule => [
+  (value) => value === undefined || test(value),
+  words,
+];
 
-/** Every option name; `satisfies` makes a new option in `types.ts` a compile error here. */
+/**
+ * Every option: what its value must be and its default (option_keys.ts walks it). `satisfies`
+ * makes a new option in `types.ts` a compile error here.
+ */
 const OPTIONS = {
-  baseURL: true,
-  apiKey: true,
-  headers: true,
-  body: true,
-  protocol: true,
-  signal: true,
-  maxRetries: true,
+  baseURL: [(value) => typeof value === "string" && isURL(value), "an absolute URL"],
+  apiKey: optional((value) => typeof value === "string", "a string"),
+  headers: anything,
+  body: [
+    (value) => typeof value === "object" && value !== null && !Array.isArray(value),
+    "the provider's request object",
+  ],
+  protocol: [
+    (value) => Object.hasOwn(PROTOCOLS, value as string),
+    `one of ${Object.keys(PROTOCOLS).join(", ")}`,
+    "openai-chat",
+  ],
+  signal: optional(
+    (value) => typeof value === "object" && value !== null && "aborted" in value,
+    "an AbortSignal",
+  ),
+  maxRetries: integer(0, 2),
   retry: {
-    initialDelayMs: true,
-    maxDelayMs: true,
-    maxRetryAfterMs: true,
-  } satisfies Record<keyof RetryOptions, true>,
+    initialDelayMs: ms(0, 500),
+    maxDelayMs: ms(0, 8_000),
+    maxRetryAfterMs: ms(0, 60_000),
+  } satisfies Record<keyof RetryOptions, Rule>,
   timeouts: {
-    headersMs: true,
-    firstEventMs: true,
-    idleMs: true,
-    totalMs: true,
-  } satisfies Record<keyof Timeouts, true>,
-  fetch: true,
-  maxEventBytes: true,
-  fallbacks: true,
-  onPartial: true,
-  retryBudget: true,
-} as const satisfies Record<keyof StreamChatOptions, unknown>;
+    headersMs: ms(1, 60_000),
+    firstEventMs: ms(1, 600_000),
+    idleMs: ms(1, 180_000),
+    totalMs: ms(1, Infinity),
+  } satisfies Record<keyof Timeouts, Rule>,
+  fetch: optional((value) => typeof value === "function", "a function"),
+  maxEventBytes: integer(1, 16 * 1024 * 1024),
+  fallbacks: [Array.isArray, "an array", []],
+  onPartial: [(value) => POLICIES.includes(value), `one of ${POLICIES.join(", ")}`, "throw"],
+  retryBudget: optional(isRetryBudget, "an object made by createRetryBudget()"),
+} as const satisfies Record<keyof StreamChatOptions, Rule | OptionTable>;
+
+/** The options as {@linkcode checkOptions} returns them: checked, defaults filled in. */
+interface Checked extends StreamChatOptions {
+  maxRetries: number;
+  retry: BackoffOptions;
+  timeouts: AttemptTimeouts & { totalMs: number };
+  maxEventBytes: number;
+  fallbacks: Array<Partial<StreamChatOptions>>;
+  onPartial: PartialPolicy;
+  retryBudget: RetryBudget | undefined;
+}
 
 /**
  * Streams one chat answer. Nothing is sent until you iterate the returned stream or await its
@@ -90,54 +126,40 @@ export function planCall(options: StreamChatOptions): CallPlan {
   if (options === null || typeof options !== "object") {
     throw new TypeError(`stopstream: streamChat expects an options object, got ${options}`);
   }
-  rejectUnknownKeys(options, OPTIONS, "");
-  const { signal, fallbacks = [], onPartial = "throw" } = options;
-  if (signal !== undefined && !(typeof signal === "object" && "aborted" in signal)) {
-    throw new TypeError("stopstream: `signal` must be an AbortSignal");
-  }
-  if (!POLICIES.includes(onPartial)) {
-    throw new TypeError(
-      `stopstream: \`onPartial\` must be one of ${POLICIES.join(", ")}, got ${onPartial}`,
-    );
-  }
-  if (!Array.isArray(fallbacks)) throw new TypeError("stopstream: `fallbacks` must be an array");
-  const budget = options.retryBudget;
-  if (budget !== undefined && !isRetryBudget(budget)) {
-    throw new TypeError("stopstream: `retryBudget` must be an object made by createRetryBudget()");
-  }
-  const totalMs = limit("timeouts.totalMs", options.timeouts?.totalMs, Infinity);
-  const maxEventBytes = count("maxEventBytes", options.maxEventBytes, DEFAULTS.maxEventBytes, 1);
-  const targets = [resolveTarget(options, 0)];
-  fallbacks.forEach((entry, i) =>
-    targets.push(resolveTarget(mergeFallback(options, entry, i), i + 1))
+  const call = check(options, "");
+  const targets = [resolveTarget(call, 0)];
+  call.fallbacks.forEach((entry, i) =>
+    targets.push(resolveTarget(check(mergeFallback(options, entry, i), `fallbacks[${i}].`), i + 1))
   );
-  return { targets, signal, deadline: Infinity, totalMs, maxEventBytes, onPartial, budget };
+  return {
+    targets,
+    signal: call.signal,
+    deadline: Infinity,
+    totalMs: call.timeouts.totalMs,
+    maxEventBytes: call.maxEventBytes,
+    onPartial: call.onPartial,
+    budget: call.retryBudget,
+  };
 }
 
-function resolveTarget(options: StreamChatOptions, index: number): CallTarget {
-  const where = index === 0 ? "" : `fallbacks[${index - 1}].`;
-  const { baseURL, apiKey, body } = options;
-  if (typeof baseURL !== "string" || originOf(baseURL) === undefined) {
-    throw new TypeError(`stopstream: \`${where}baseURL\` must be an absolute URL, got ${baseURL}`);
-  }
-  if (body === null || typeof body !== "object" || Array.isArray(body)) {
-    throw new TypeError(`stopstream: \`${where}body\` must be the provider's request object`);
-  }
-  if (body.stream === false) {
+function check(options: StreamChatOptions, where: string): Checked {
+  const checked = checkOptions(options, OPTIONS, where) as unknown as Checked;
+  if (checked.body.stream === false) {
     throw new TypeError("stopstream: `body.stream` is false, but streamChat always streams");
   }
-  if (apiKey !== undefined && typeof apiKey !== "string") {
-    throw new TypeError(`stopstream: \`${where}apiKey\` must be a string`);
-  }
+  return checked;
+}
+
+function resolveTarget(options: Checked, index: number): CallTarget {
+  const { baseURL, apiKey, body } = options;
   const fetchFn = options.fetch ?? globalThis.fetch;
   if (typeof fetchFn !== "function") {
     throw new TypeError("stopstream: no `fetch` given and none in globalThis");
   }
-  const protocol = getProtocol(options.protocol ?? "openai-chat");
+  const protocol = PROTOCOLS[options.protocol!];
   const headers = new Headers(options.headers);
   const build = (requestBody: Record<string, unknown>) =>
     protocol.buildRequest({ baseURL, apiKey, headers, body: requestBody });
-  const { retry = {}, timeouts = {} } = options;
   const target: CallTarget = {
     info: { index, baseURL, protocol: protocol.name },
     protocol,
@@ -145,31 +167,9 @@ function resolveTarget(options: StreamChatOptions, index: number): CallTarget {
     request: build(body),
     rebuild: build,
     fetch: fetchFn,
-    maxRetries: count(`${where}maxRetries`, options.maxRetries, DEFAULTS.maxRetries, 0),
-    backoff: {
-      initialDelayMs: limit(
-        `${where}retry.initialDelayMs`,
-        retry.initialDelayMs,
-        DEFAULTS.initialDelayMs,
-        0,
-      ),
-      maxDelayMs: limit(`${where}retry.maxDelayMs`, retry.maxDelayMs, DEFAULTS.maxDelayMs, 0),
-      maxRetryAfterMs: limit(
-        `${where}retry.maxRetryAfterMs`,
-        retry.maxRetryAfterMs,
-        DEFAULTS.maxRetryAfterMs,
-        0,
-      ),
-    },
-    timeouts: {
-      headersMs: limit(`${where}timeouts.headersMs`, timeouts.headersMs, DEFAULTS.headersMs),
-      firstEventMs: limit(
-        `${where}timeouts.firstEventMs`,
-        timeouts.firstEventMs,
-        DEFAULTS.firstEventMs,
-      ),
-      idleMs: limit(`${where}timeouts.idleMs`, timeouts.idleMs, DEFAULTS.idleMs),
-    },
+    maxRetries: options.maxRetries,
+    backoff: options.retry,
+    timeouts: options.timeouts,
   };
   if (typeof body.model === "string") target.info.model = body.model;
   return target;
@@ -187,10 +187,9 @@ function mergeFallback(
   i: number,
 ): StreamChatOptions {
   if (entry === null || typeof entry !== "object") {
-    throw new TypeError(`stopstream: \`fallbacks[${i}]\` must be an object`);
+    throw mustBe(`fallbacks[${i}]`, "an object", entry);
   }
-  rejectUnknownKeys(entry, OPTIONS, `fallbacks[${i}].`);
-  for (const key of ["signal", "fallbacks", "onPartial", "retryBudget"] as const) {
+  for (const key of CALL_ONLY) {
     if (entry[key] !== undefined) {
       throw new TypeError(
         `stopstream: \`fallbacks[${i}].${key}\` is not allowed; set it on the call`,
@@ -198,7 +197,7 @@ function mergeFallback(
     }
   }
   const baseURL = entry.baseURL ?? base.baseURL;
-  const sameTarget = typeof baseURL === "string" && typeof base.baseURL === "string" &&
+  const sameTarget = typeof baseURL === "string" &&
     joinURL(baseURL, "") === joinURL(base.baseURL, "");
   const merged: StreamChatOptions = {
     ...base,
@@ -212,26 +211,11 @@ function mergeFallback(
   return merged;
 }
 
-function limit(name: string, value: number | undefined, fallback: number, min = 1): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || Number.isNaN(value) || value < min) {
-    throw new RangeError(`stopstream: \`${name}\` must be a number ≥ ${min} (ms), got ${value}`);
-  }
-  return value;
-}
-
-function count(name: string, value: number | undefined, fallback: number, min: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < min) {
-    throw new RangeError(`stopstream: \`${name}\` must be an integer ≥ ${min}, got ${value}`);
-  }
-  return value;
-}
-
-function originOf(url: string): string | undefined {
+function isURL(url: string): boolean {
   try {
-    return new URL(url).origin;
+    new URL(url);
+    return true;
   } catch {
-    return undefined;
+    return false;
   }
 }

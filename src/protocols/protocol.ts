@@ -64,8 +64,8 @@ export interface StreamDecoder {
  *
  * @example
  * ```ts
- * import { getProtocol } from "./registry.ts";
- * const protocol = getProtocol("openai-chat");
+ * import { PROTOCOLS } from "./registry.ts";
+ * const protocol = PROTOCOLS["openai-chat"];
  * ```
  */
 export interface Protocol {

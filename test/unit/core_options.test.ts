@@ -116,13 +116,25 @@ describe("bad options throw at once, naming the option and its value, and send n
       "an unknown protocol",
       () => streamChat(options({ protocol: "grpc" })),
       TypeError,
-      /unknown protocol "grpc".*openai-chat/,
+      /`protocol` must be one of openai-chat, .*got grpc/,
     ],
     [
       "a fetch that is not a function",
       () => streamChat(options({ fetch: 42 })),
       TypeError,
       /`fetch`/,
+    ],
+    [
+      "retry that is not an object",
+      () => streamChat(options({ retry: 5 })),
+      TypeError,
+      /`retry` must be an object, got 5/,
+    ],
+    [
+      "a fallback entry that is not an object",
+      () => streamChat(options({ fallbacks: [null] })),
+      TypeError,
+      /`fallbacks\[0\]` must be an object, got null/,
     ],
     [
       "fallbacks that are not an array",
