@@ -115,17 +115,16 @@ export function interruptedMessage(by: string): string {
 }
 
 /**
- * A `ConnectionError`'s sentence for a body that ended before the stream did (mid-event or
- * between events).
+ * A `ConnectionError`'s sentence for a connection that failed or closed once the request was
+ * sent: mid-stream, mid-body, or before the stream's terminal event.
  *
  * @example
  * ```ts
- * throw new ConnectionError(CLOSED_EARLY);
+ * throw new ConnectionError(CONNECTION_LOST, { cause: error });
  * ```
  */
-export const CLOSED_EARLY =
-  "stopstream: the stream ended before its terminal event (the connection closed early); " +
-  "try again";
+export const CONNECTION_LOST =
+  "stopstream: the connection was lost before the answer ended; try again";
 
 const REDIRECTED: Record<RedirectReason, string> = {
   "cross-origin": "to another origin, where the key must not go",

@@ -6,7 +6,7 @@
  */
 
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import { CLOSED_EARLY, oversizedMessage } from "./error_messages.ts";
+import { CONNECTION_LOST, oversizedMessage } from "./error_messages.ts";
 import { ConnectionError, isStreamProtocolError, StreamProtocolError } from "./errors.ts";
 import { EVENT_KEEPALIVE, EVENT_TERMINAL, type StreamDecoder } from "./protocols/protocol.ts";
 
@@ -68,7 +68,7 @@ export class SseFeed {
     } catch (error) {
       // A half-written event at the end of the body is a cut connection, not bad data.
       if (isStreamProtocolError(error)) {
-        throw new ConnectionError(CLOSED_EARLY, { cause: error });
+        throw new ConnectionError(CONNECTION_LOST, { cause: error });
       }
       throw error;
     }

@@ -8,7 +8,7 @@
 
 import type { Accumulator } from "./accumulator.ts";
 import type { CallControl, Cancellable } from "./call_control.ts";
-import { CLOSED_EARLY, malformedMessage } from "./error_messages.ts";
+import { CONNECTION_LOST, malformedMessage } from "./error_messages.ts";
 import { APIStatusError, ConnectionError, isRedirectError, StreamProtocolError } from "./errors.ts";
 import type { Protocol, ProtocolRequest } from "./protocols/protocol.ts";
 import { credentialsOf, redactError } from "./redact.ts";
@@ -231,10 +231,7 @@ export class Attempt implements Cancellable {
         try {
           chunk = await reader.read();
         } catch (error) {
-          throw this.failure ??
-            new ConnectionError("stopstream: the connection was lost mid-stream; try again", {
-              cause: error,
-            });
+          throw this.failure ?? new ConnectionError(CONNECTION_LOST, { cause: error });
         }
         if (this.failure !== undefined) throw this.failure;
         if (chunk.done) break;
@@ -255,7 +252,7 @@ export class Attempt implements Cancellable {
       }
       feed.end(text.decode());
       if (!feed.terminal && !feed.decoder.endedCleanly()) {
-        throw new ConnectionError(CLOSED_EARLY);
+        throw new ConnectionError(CONNECTION_LOST);
       }
     } finally {
       if (finished) releaseAfterTerminal(reader);

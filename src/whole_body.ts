@@ -6,7 +6,7 @@
  * @module
  */
 
-import { oversizedMessage } from "./error_messages.ts";
+import { CONNECTION_LOST, oversizedMessage } from "./error_messages.ts";
 import { ConnectionError, StreamProtocolError } from "./errors.ts";
 import type { Attempt } from "./transport.ts";
 import type { Watchdog } from "./watchdog.ts";
@@ -71,10 +71,7 @@ export async function readText(
     }
   } catch (error) {
     if (attempt.failure !== undefined || error instanceof StreamProtocolError) throw error;
-    throw new ConnectionError(
-      "stopstream: the connection was lost while the response body was read; try again",
-      { cause: error },
-    );
+    throw new ConnectionError(CONNECTION_LOST, { cause: error });
   } finally {
     reader.cancel().catch(noop);
   }

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { ConnectionError, PartialStreamError, UpstreamStreamError } from "../../src/errors.ts";
+import { CONNECTION_LOST } from "../../src/error_messages.ts";
 import { streamChat } from "../../src/stream_chat.ts";
 import { jsonReply, sseReply, useMockUpstream } from "../support/msw.ts";
 import { chunk, collect, ofType, openAIText, sse } from "../support/sse.ts";
@@ -53,7 +54,11 @@ describe("stream faults", () => {
     upstream.reply(sseReply(sse(chunk({ role: "assistant", content: "" }))), OK);
     const { events, result } = await collect(streamChat(options()));
     expect(result?.content).toBe("ok");
-    expect(ofType(events, "retry")[0]?.error.message).toMatch(/terminal event/);
+    // A clean end before the terminal event: a lost connection with no network error behind it.
+    const retried = ofType(events, "retry")[0]?.error;
+    expect(retried).toBeInstanceOf(ConnectionError);
+    expect(retried?.message).toBe(CONNECTION_LOST);
+    expect(retried?.cause).toBeUndefined();
     expect(upstream.count).toBe(2);
   });
 

@@ -16,6 +16,7 @@ import {
   TimeoutError,
   UpstreamStreamError,
 } from "../../src/index.ts";
+import { CONNECTION_LOST } from "../../src/error_messages.ts";
 import { describeFailure } from "../../src/relay/errors.ts";
 import type { ChatResult } from "../../src/types.ts";
 import { jsonReply, networkError, sseReply, textReply, useMockUpstream } from "../support/msw.ts";
@@ -144,9 +145,7 @@ describe("the client's errors", () => {
     upstream.reply(sseReply([sse(chunk({ content: "Hel" })), { error: new Error("ECONNRESET") }]));
     const cut = await rejection(streamChat(options()).result);
     expect((cut as Error).message).toMatch(/^stopstream: the connection was lost after part/);
-    expect(((cut as Error).cause as Error).message).toBe(
-      "stopstream: the connection was lost mid-stream; try again",
-    );
+    expect(((cut as Error).cause as Error).message).toBe(CONNECTION_LOST);
 
     upstream.reply(textReply(200, "<!doctype html>\n<title>Sign in</title>", "text/html"));
     const html = await rejection(streamChat(options()).result);
