@@ -74,14 +74,13 @@ export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
     if (this.#listening) throw new TypeError("stopstream: a ChatStream can be iterated only once");
     if (this.#plan.onPartial === "retry") {
       throw new TypeError(
-        'stopstream: onPartial "retry" would show an iterator the same output twice; use it ' +
-          "with `result` alone",
+        'stopstream: onPartial "retry" repeats output, so it cannot be iterated; use `result`',
       );
     }
     if (this.#running) {
       throw new TypeError(
-        "stopstream: this ChatStream was started through `result` alone, so its events were " +
-          "not kept; start iterating before (or in the same turn as) reading `result`",
+        "stopstream: this ChatStream's events were not kept (it started through `result`); " +
+          "iterate before reading `result`",
       );
     }
     this.#listening = true;

@@ -8,16 +8,21 @@
 
 import type { RedirectReason, TimeoutPhase } from "./errors.ts";
 
-/** `#` stands for the limit in ms; each names the option that sets it. */
+/** What fired, by phase: `#` stands for the limit in ms, and each names the option that sets it. */
 const TIMEOUT_TEXT: Record<TimeoutPhase, string> = {
-  headers: "the server sent no response within # ms (timeouts.headersMs); try again later, " +
-    "or raise the limit",
-  "first-event": "the server sent no data within # ms of answering (timeouts.firstEventMs); " +
-    "try again later, or raise the limit for slow models",
-  idle: "the stream went silent for # ms (timeouts.idleMs; keep-alive pings do not count); " +
-    "try again later, or raise the limit",
-  total: "the call used up its # ms time limit (timeouts.totalMs); raise the limit or ask for " +
-    "a shorter answer",
+  headers: "the server sent no response within # ms (timeouts.headersMs)",
+  "first-event": "the server sent no data within # ms of answering (timeouts.firstEventMs)",
+  idle: "the stream went silent for # ms (timeouts.idleMs; pings do not count)",
+  total: "the call took over # ms (timeouts.totalMs)",
+};
+
+/** Advice by status; other statuses get "try again later" when transient, else "check the request". */
+const STATUS_ADVICE: Record<number, string> = {
+  401: "check the API key",
+  403: "check that the key may use this model",
+  404: "check the base URL and the model name",
+  413: "send a smaller request",
+  429: "wait and try again, or check your quota",
 };
 
 /**
@@ -25,11 +30,11 @@ const TIMEOUT_TEXT: Record<TimeoutPhase, string> = {
  *
  * @example
  * ```ts
- * timeoutMessage("total", 5000); // "stopstream: the call used up its 5000 ms time limit (timeouts.totalMs); …"
+ * timeoutMessage("total", 5000); // "stopstream: the call took over 5000 ms (timeouts.totalMs); try again later, or raise the limit"
  * ```
  */
 export function timeoutMessage(phase: TimeoutPhase, timeoutMs: number): string {
-  return `stopstream: ${TIMEOUT_TEXT[phase].replace("#", String(timeoutMs))}`;
+  return `stopstream: ${timeoutText(phase, timeoutMs)}; try again later, or raise the limit`;
 }
 
 /**
@@ -41,12 +46,11 @@ export function timeoutMessage(phase: TimeoutPhase, timeoutMs: number): string {
  * ```
  */
 export function statusMessage(status: number, body: unknown): string {
-  const said = quoted(bodyMessage(body));
-  if (status < 400) {
-    return `stopstream: the server reported an error in an HTTP ${status} answer${said}; ` +
-      "see the error's `body`";
-  }
-  return `stopstream: the server answered HTTP ${status}${said}; ${statusAdvice(status)}`;
+  const advice = STATUS_ADVICE[status] ??
+    (status === 408 || status === 409 || status >= 500 ? "try again later" : "check the request");
+  return `stopstream: the server answered HTTP ${status}${status < 400 ? " with an error" : ""}${
+    quoted(bodyMessage(body))
+  }; ${advice}`;
 }
 
 /**
@@ -94,12 +98,12 @@ export function malformedMessage(what: string, text: string): string {
  *
  * @example
  * ```ts
- * oversizedMessage("an SSE event", 1024); // "stopstream: an SSE event exceeded 1024 bytes; raise maxEventBytes if …"
+ * oversizedMessage("an SSE event", 1024); // "stopstream: an SSE event exceeded 1024 bytes (maxEventBytes); raise the limit if …"
  * ```
  */
 export function oversizedMessage(what: string, cap: number): string {
-  return `stopstream: ${what} exceeded ${cap} bytes; raise maxEventBytes if the provider sends ` +
-    "that much";
+  return `stopstream: ${what} exceeded ${cap} bytes (maxEventBytes); raise the limit if the ` +
+    "provider sends that much";
 }
 
 /**
@@ -140,23 +144,13 @@ const REDIRECTED: Record<RedirectReason, string> = {
  *
  * @example
  * ```ts
- * redirectMessage("loop", "https://api.example"); // "stopstream: the server redirected the request in a loop (https://api.example); …"
+ * redirectMessage("loop", "https://api.example"); // "stopstream: the server redirected in a loop (https://api.example); …"
  * ```
  */
 export function redirectMessage(reason: RedirectReason, origin: string | undefined): string {
-  return `stopstream: the server redirected the request ${REDIRECTED[reason]}${
+  return `stopstream: the server redirected ${REDIRECTED[reason]}${
     origin ? ` (${origin})` : ""
-  }; use the URL it redirects to as the base URL, if you trust it`;
-}
-
-function statusAdvice(status: number): string {
-  if (status === 401) return "check the API key";
-  if (status === 403) return "check that the key may use this model and endpoint";
-  if (status === 404) return "check the base URL and the model name";
-  if (status === 413) return "send a smaller request";
-  if (status === 429) return "wait and try again, or check your quota";
-  if (status === 408 || status === 409 || status >= 500) return "try again later";
-  return "check the request";
+  }; use the URL it redirects to as the base URL if you trust it`;
 }
 
 function bodyMessage(body: unknown): string {
@@ -189,8 +183,8 @@ function whatBroke(cause: unknown): string {
   const { name, status, phase, timeoutMs } = (cause ?? {}) as {
     name?: unknown;
     status?: number;
-    phase?: TimeoutPhase;
-    timeoutMs?: number;
+    phase: TimeoutPhase;
+    timeoutMs: number;
   };
   switch (name) {
     case "ConnectionError":
@@ -202,10 +196,12 @@ function whatBroke(cause: unknown): string {
     case "APIStatusError":
       return `the server answered HTTP ${status}`;
     case "TimeoutError":
-      return phase === "idle"
-        ? `the stream went silent for ${timeoutMs} ms`
-        : `the ${phase} timeout (${timeoutMs} ms) fired`;
+      return timeoutText(phase, timeoutMs);
     default:
       return "the stream failed";
   }
+}
+
+function timeoutText(phase: TimeoutPhase, timeoutMs: number): string {
+  return TIMEOUT_TEXT[phase].replace("#", String(timeoutMs));
 }

@@ -182,8 +182,7 @@ export class Attempt implements Cancellable {
     } catch (error) {
       if (this.failure === undefined && isRedirectError(error)) throw error;
       throw this.failure ?? new ConnectionError(
-        "stopstream: the request could not be sent (no connection, DNS, TLS or CORS failure); " +
-          "check the base URL and that the server is reachable",
+        "stopstream: the request could not be sent (network, DNS, TLS or CORS); check the base URL",
         { cause: error },
       );
     }
@@ -209,7 +208,7 @@ export class Attempt implements Cancellable {
       malformedMessage(
         `the server answered HTTP ${response.status} with ${
           type || "no content-type"
-        } instead of an event stream`,
+        }, not an event stream`,
         typeof body === "string" ? body : JSON.stringify(body),
       ),
     );

@@ -76,7 +76,7 @@ export function describeFailure(error: unknown): string {
  * @example
  * ```ts
  * failureLine(new TimeoutError("total", 5000));
- * // "stopstream: the call used up its 5000 ms time limit (timeouts.totalMs); …"
+ * // "stopstream: the call took over 5000 ms (timeouts.totalMs); …"
  * ```
  */
 export function failureLine(error: unknown): string {

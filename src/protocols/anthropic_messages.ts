@@ -153,9 +153,9 @@ class AnthropicDecoder implements StreamDecoder {
       // two generations (and their signed thinking) into one turn.
       if (id === this.#messageId) return;
       throw new StreamProtocolError(
-        `stopstream: message_start for message ${JSON.stringify(id)} arrived while message ${
+        `stopstream: message ${JSON.stringify(id)} started while ${
           JSON.stringify(this.#messageId)
-        } was open; send the request again, and check that nothing in between merges streams`,
+        } was open (are two streams merged?); send the request again`,
       );
     }
     this.#messageId = id;

@@ -37,7 +37,7 @@ export function parseEventData(data: string): EventData {
 
 function notAnObject(data: string, cause: unknown): StreamProtocolError {
   return new StreamProtocolError(
-    malformedMessage("the server sent a data line that is not a JSON object", data),
+    malformedMessage("a data line is not a JSON object", data),
     { cause },
   );
 }

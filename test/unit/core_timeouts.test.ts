@@ -142,8 +142,7 @@ describe("timeouts", () => {
     expect((error as TimeoutError).phase).toBe("total");
     expect((error as TimeoutError).attempts).toBe(1);
     expect((error as TimeoutError).message).toBe(
-      "stopstream: the call used up its 30 ms time limit (timeouts.totalMs); raise the limit or " +
-        "ask for a shorter answer",
+      "stopstream: the call took over 30 ms (timeouts.totalMs); try again later, or raise the limit",
     );
     expect(Date.now() - started).toBeLessThan(1000);
     expect(upstream.requests[0]!.signal.aborted).toBe(true);

@@ -55,19 +55,24 @@ describe("the client's errors", () => {
       "TimeoutError first-event",
       new TimeoutError("first-event", 600_000),
       "stopstream: the server sent no data within 600000 ms of answering " +
-      "(timeouts.firstEventMs); try again later, or raise the limit for slow models",
+      "(timeouts.firstEventMs); try again later, or raise the limit",
     ],
     [
       "TimeoutError idle",
       new TimeoutError("idle", 30_000),
-      "stopstream: the stream went silent for 30000 ms (timeouts.idleMs; keep-alive pings do " +
-      "not count); try again later, or raise the limit",
+      "stopstream: the stream went silent for 30000 ms (timeouts.idleMs; pings do not count); " +
+      "try again later, or raise the limit",
     ],
     [
       "APIStatusError 401 with the provider's message",
       new APIStatusError(401, {}, { error: { message: "Incorrect API key provided: sk-…1234." } }),
       'stopstream: the server answered HTTP 401 ("Incorrect API key provided: sk-…1234"); ' +
       "check the API key",
+    ],
+    [
+      "APIStatusError 200 whose body reports an error the protocol does not know",
+      new APIStatusError(200, {}, { error: { message: "Something odd" } }),
+      'stopstream: the server answered HTTP 200 with an error ("Something odd"); check the request',
     ],
     [
       "APIStatusError 404",
@@ -106,7 +111,16 @@ describe("the client's errors", () => {
       new ConnectionError("stopstream: the connection was lost mid-stream; try again"),
       "the connection was lost",
     ],
-    ["an idle timeout", new TimeoutError("idle", 5_000), "the stream went silent for 5000 ms"],
+    [
+      "an idle timeout",
+      new TimeoutError("idle", 5_000),
+      "the stream went silent for 5000 ms (timeouts.idleMs; pings do not count)",
+    ],
+    [
+      "a total timeout",
+      new TimeoutError("total", 9_000),
+      "the call took over 9000 ms (timeouts.totalMs)",
+    ],
     [
       "a provider's error (its text stays in the cause)",
       new UpstreamStreamError("Overloaded", {}, "overloaded_error", true),
@@ -137,8 +151,7 @@ describe("the client's errors", () => {
     upstream.reply(networkError);
     const refused = await rejection(streamChat(options({ maxRetries: 0 })).result);
     expect((refused as Error).message).toBe(
-      "stopstream: the request could not be sent (no connection, DNS, TLS or CORS failure); " +
-        "check the base URL and that the server is reachable",
+      "stopstream: the request could not be sent (network, DNS, TLS or CORS); check the base URL",
     );
     expect((refused as Error).cause).toBeInstanceOf(Error);
 
@@ -150,7 +163,7 @@ describe("the client's errors", () => {
     upstream.reply(textReply(200, "<!doctype html>\n<title>Sign in</title>", "text/html"));
     const html = await rejection(streamChat(options()).result);
     expect((html as Error).message).toBe(
-      'stopstream: the server answered HTTP 200 with text/html instead of an event stream ("' +
+      'stopstream: the server answered HTTP 200 with text/html, not an event stream ("' +
         '<!doctype html> <title>Sign in</title>"); check the base URL and the protocol',
     );
 

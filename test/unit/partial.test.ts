@@ -93,8 +93,7 @@ describe.each(WIRES)("$protocol partial stream", (wire) => {
     };
     await expect(iterating()).rejects.toThrow(
       new TypeError(
-        'stopstream: onPartial "retry" would show an iterator the same output twice; use it ' +
-          "with `result` alone",
+        'stopstream: onPartial "retry" repeats output, so it cannot be iterated; use `result`',
       ),
     );
     expect(up.count).toBe(0);

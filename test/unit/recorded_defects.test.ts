@@ -65,9 +65,8 @@ describe("anthropic-messages", () => {
     expect(run.error).toMatchObject({ name: "StreamProtocolError" });
     // What happened, and what to do (error_messages.ts).
     expect((run.error as Error).message).toBe(
-      'stopstream: message_start for message "msg_01KSVw3xmXbMNJPNMt46BC5W" arrived while ' +
-        'message "msg_01ERcBqAvLTHWQDk9c9qJLWC" was open; send the request again, and check that ' +
-        "nothing in between merges streams",
+      'stopstream: message "msg_01KSVw3xmXbMNJPNMt46BC5W" started while ' +
+        '"msg_01ERcBqAvLTHWQDk9c9qJLWC" was open (are two streams merged?); send the request again',
     );
   });
 });
