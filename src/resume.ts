@@ -235,8 +235,7 @@ export class Resumption implements AttemptStream, Cancellable {
     // `at` is a checked decimal integer, or `""` before the first event (as `after` may be).
     if (at !== undefined && Number(at) === Number(after) + count) return undefined;
     return refused(
-      `fed ${count} events after event ${after || 0} but ended at event ${at ?? "unnumbered"}, ` +
-        "so part of the answer is missing or repeated",
+      `sent ${count} events after event ${after || 0} but ended at event ${at ?? "unnumbered"}`,
       this.#background,
     );
   }
@@ -281,9 +280,7 @@ function sequenceNumber(data: string): unknown {
 
 function notNext(after: string, got: unknown, background: boolean): StreamProtocolError {
   return refused(
-    `did not start right after event ${after || 0} (its first event is ${
-      got === undefined ? "unnumbered" : got
-    }), so it was not read: it would repeat or skip part of the answer`,
+    `did not start right after event ${after || 0} (its first event is ${got ?? "unnumbered"})`,
     background,
   );
 }
@@ -291,8 +288,7 @@ function notNext(after: string, got: unknown, background: boolean): StreamProtoc
 /** A resumed stream refused for `what` it did, naming what the server must honour. */
 function refused(what: string, background: boolean): StreamProtocolError {
   return new StreamProtocolError(
-    `stopstream: the resumed stream ${what}; the server must honour ${
-      background ? "starting_after" : "Last-Event-ID"
-    }`,
+    `stopstream: the resumed stream ${what}, so part of the answer would be missing or ` +
+      `repeated; the server must honour ${background ? "starting_after" : "Last-Event-ID"}`,
   );
 }

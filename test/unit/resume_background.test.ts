@@ -152,7 +152,7 @@ describe("resuming an OpenAI Responses background response", () => {
     expect(result?.partial).toBe(true);
     expect(result?.error).toBeInstanceOf(StreamProtocolError);
     expect(result?.error?.message).toMatch(
-      /fed 5 events after event 4 but ended at event 10.*starting_after/,
+      /sent 5 events after event 4 but ended at event 10.*starting_after/,
     );
     expect(ofType(events, "text")).toHaveLength(2);
   });

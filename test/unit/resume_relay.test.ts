@@ -287,7 +287,7 @@ describe("what a resume cannot continue ends as a partial stream, never with a d
     expect(result?.partial).toBe(true);
     expect(result?.error).toBeInstanceOf(StreamProtocolError);
     expect(result?.error?.message).toMatch(
-      /fed 10 events after event 4 but ended at event 16, so part of the answer is missing .*Last-Event-ID/,
+      /sent 10 events after event 4 but ended at event 16, so part of the answer would be missing .*Last-Event-ID/,
     );
     // Checked once per connection, not per event: what arrived is kept as it came, the hole
     // included, and the error says it is not the answer.
@@ -304,7 +304,7 @@ describe("what a resume cannot continue ends as a partial stream, never with a d
     expect(error).toBeInstanceOf(PartialStreamError);
     const cause = (error as PartialStreamError).cause as StreamProtocolError;
     expect(cause).toBeInstanceOf(StreamProtocolError);
-    expect(cause.message).toMatch(/fed 4 events after event 4 but ended at event 9/);
+    expect(cause.message).toMatch(/sent 4 events after event 4 but ended at event 9/);
     expect(server.connections).toHaveLength(2);
   });
 
