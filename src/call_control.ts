@@ -6,6 +6,16 @@
  * @module
  */
 
+/**
+ * Does nothing: the handler for a rejection nobody waits for (a cancel of a body being dropped).
+ *
+ * @example
+ * ```ts
+ * response.body?.cancel().catch(noop);
+ * ```
+ */
+export const noop = (): void => {};
+
 /** Something in flight that can be stopped at once: an attempt or a backoff sleep. */
 export interface Cancellable {
   cancel(reason: Error): void;

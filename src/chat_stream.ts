@@ -5,14 +5,13 @@
  * @module
  */
 
-import { CallControl } from "./call_control.ts";
+import { CallControl, noop } from "./call_control.ts";
 import { interruptedMessage } from "./error_messages.ts";
 import { InterruptedError, TimeoutError } from "./errors.ts";
 import { type CallPlan, runCall } from "./retry_loop.ts";
 import type { AttemptConsumer } from "./transport.ts";
 import type { ChatResult, StreamEvent } from "./types.ts";
 
-const noop = (): void => {};
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 
 /**

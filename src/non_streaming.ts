@@ -11,6 +11,7 @@ import { Accumulator } from "./accumulator.ts";
 import type { CallControl } from "./call_control.ts";
 import { malformedMessage } from "./error_messages.ts";
 import { APIStatusError, isAPIStatusError, StreamProtocolError } from "./errors.ts";
+import { withAttempts } from "./partial_outcome.ts";
 import type { ProtocolRequest } from "./protocols/protocol.ts";
 import type { CallTarget } from "./retry_loop.ts";
 import { errorInBody, headersToRecord, pickRateLimit } from "./response.ts";
@@ -86,11 +87,7 @@ export async function requestWhole(
     if (rateLimit !== undefined) result.rateLimit = rateLimit;
     return result;
   } catch (error) {
-    const final = control.stopError ?? request.failure ?? error;
-    if (final !== null && typeof final === "object") {
-      (final as { attempts?: number }).attempts = attempt;
-    }
-    throw final;
+    throw withAttempts(control.stopError ?? request.failure ?? error, attempt);
   }
 }
 

@@ -8,12 +8,12 @@
  * @module
  */
 
+import { noop } from "./call_control.ts";
 import { RedirectError } from "./errors.ts";
 
 /** Most redirects followed for one request. */
 const MAX_REDIRECTS = 5;
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
-const noop = (): void => {};
 
 /**
  * `fetchFn(url, init)`, following same-origin redirects (up to 5) with the same method, headers

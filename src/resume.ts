@@ -24,13 +24,14 @@
 
 import type { EventSourceMessage } from "eventsource-parser";
 import type { Accumulator } from "./accumulator.ts";
-import type { CallControl, Cancellable } from "./call_control.ts";
+import { type CallControl, type Cancellable, noop } from "./call_control.ts";
 import {
   isAPIStatusError,
   isInterruptedError,
   isUpstreamStreamError,
   StreamProtocolError,
 } from "./errors.ts";
+import { parseOr } from "./protocols/output.ts";
 import { joinURL } from "./protocols/request.ts";
 import { fetchFollowing } from "./redirects.ts";
 import type { CallTarget } from "./retry_loop.ts";
@@ -56,7 +57,6 @@ const EVENT_NUMBER = /^(?:0|[1-9]\d{0,14})$/;
  * one path segment (`..` would not).
  */
 const STREAM_ID = /^[\w-]{1,200}$/;
-const noop = (): void => {};
 
 /**
  * The resumable side of one target's stream: learns from the first response whether the
@@ -271,11 +271,7 @@ export class Resumption implements AttemptStream, Cancellable {
 }
 
 function sequenceNumber(data: string): unknown {
-  try {
-    return (JSON.parse(data) as { sequence_number?: unknown } | null)?.sequence_number;
-  } catch {
-    return undefined;
-  }
+  return (parseOr(data, undefined) as { sequence_number?: unknown } | null)?.sequence_number;
 }
 
 function notNext(after: string, got: unknown, background: boolean): StreamProtocolError {

@@ -7,7 +7,7 @@
  */
 
 import type { Accumulator } from "./accumulator.ts";
-import type { CallControl, Cancellable } from "./call_control.ts";
+import { type CallControl, type Cancellable, noop } from "./call_control.ts";
 import { CONNECTION_LOST, malformedMessage } from "./error_messages.ts";
 import { APIStatusError, ConnectionError, isRedirectError, StreamProtocolError } from "./errors.ts";
 import type { Protocol, ProtocolRequest } from "./protocols/protocol.ts";
@@ -17,10 +17,7 @@ import { errorInBody, headersToRecord } from "./response.ts";
 import { SseFeed } from "./sse_feed.ts";
 import type { StreamEvent } from "./types.ts";
 import { type AttemptTimeouts, Watchdog } from "./watchdog.ts";
-import { readErrorBody } from "./whole_body.ts";
-
-const STREAM: TextDecodeOptions = { stream: true };
-const noop = (): void => {};
+import { readErrorBody, STREAM } from "./whole_body.ts";
 
 /** A request without a body: a `GET` that resumes a stream (see resume.ts). */
 export interface StreamRequest {

@@ -6,15 +6,17 @@
  * @module
  */
 
+import { noop } from "./call_control.ts";
 import { CONNECTION_LOST, oversizedMessage } from "./error_messages.ts";
 import { ConnectionError, StreamProtocolError } from "./errors.ts";
+import { parseOr } from "./protocols/output.ts";
 import type { Attempt } from "./transport.ts";
 import type { Watchdog } from "./watchdog.ts";
 
 /** Error bodies are read up to this size: enough for any provider's message, bounded for HTML. */
 const ERROR_BODY_CAP = 64 * 1024;
-const STREAM: TextDecodeOptions = { stream: true };
-const noop = (): void => {};
+/** `TextDecoder.decode` options for a chunk that is not the last: one object for every chunk. */
+export const STREAM: TextDecodeOptions = { stream: true };
 
 /**
  * An error response's body, at most 64 KiB of it: parsed JSON when it is JSON, its text
@@ -27,11 +29,7 @@ const noop = (): void => {};
  */
 export async function readErrorBody(attempt: Attempt, response: Response): Promise<unknown> {
   const text = await readText(attempt, response, ERROR_BODY_CAP);
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
+  return parseOr(text, text);
 }
 
 /**

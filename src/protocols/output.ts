@@ -9,7 +9,8 @@ import type { Citation } from "../types.ts";
 import type { EventData } from "./event_data.ts";
 
 /**
- * `text` parsed as JSON, or `fallback` when it is empty or not JSON (a tool input cut short).
+ * `text` parsed as JSON, or `fallback` when it is empty or not JSON (a tool input cut short, an
+ * error body that is text).
  *
  * @example
  * ```ts
