@@ -24,12 +24,12 @@ import { errorEventPayload, type EventData, parseEventData } from "./event_data.
 import { AnthropicOutput } from "./anthropic_output.ts";
 import { StreamProtocolError } from "../errors.ts";
 
-/** Documented stop reasons; anything newer is `stop` (the answer ended, for a reason we don't know). */
+/**
+ * The documented stop reasons that are not `stop`. `end_turn`, `stop_sequence`, `pause_turn` (a
+ * server-tool loop hit its iteration limit: the turn is over until the caller resumes it) and
+ * anything newer are `stop`: the answer ended.
+ */
 const FINISH: Record<string, string> = {
-  end_turn: "stop",
-  stop_sequence: "stop",
-  // A server-tool loop hit its iteration limit: the turn is over until the caller resumes it.
-  pause_turn: "stop",
   max_tokens: "length",
   model_context_window_exceeded: "length",
   tool_use: "tool_calls",

@@ -27,14 +27,6 @@ import type { OpenAIChatChunk, OpenAIToolCallDelta, OpenAIUsage } from "./openai
 
 const TEXT_PART = { type: "text" };
 
-const FINISH: Record<string, string> = {
-  stop: "stop",
-  length: "length",
-  tool_calls: "tool_calls",
-  function_call: "tool_calls",
-  content_filter: "content_filter",
-};
-
 class OpenAIChatDecoder implements StreamDecoder {
   #acc: Accumulator;
   /** Provider tool-call index → index in `acc.toolCalls`. */
@@ -105,7 +97,8 @@ class OpenAIChatDecoder implements StreamDecoder {
         }
         const finish = choice.finish_reason;
         if (typeof finish === "string" && finish !== "") {
-          acc.setFinish(FINISH[finish] ?? finish, finish);
+          // The legacy `function_call` is a tool call; setFinish maps what it does not know to stop.
+          acc.setFinish(finish === "function_call" ? "tool_calls" : finish, finish);
         }
       }
     }
