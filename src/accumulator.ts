@@ -76,6 +76,12 @@ export class Accumulator {
     }
   }
 
+  /** Takes `id` and `model` from the first chunk, message or response that has them. */
+  identify(from: { id?: unknown; model?: unknown } | null | undefined): void {
+    if (this.id === "" && typeof from?.id === "string") this.id = from.id;
+    if (this.model === "" && typeof from?.model === "string") this.model = from.model;
+  }
+
   /** Appends answer text. */
   addText(text: string): void {
     if (text.length === 0) return;

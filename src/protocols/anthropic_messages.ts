@@ -159,8 +159,7 @@ class AnthropicDecoder implements StreamDecoder {
       );
     }
     this.#messageId = id;
-    if (acc.id === "" && id !== "") acc.id = id;
-    if (acc.model === "" && typeof m?.model === "string") acc.model = m.model;
+    acc.identify(m);
     if (m?.usage != null) this.#startUsage = m.usage;
     const content = m?.content;
     if (Array.isArray(content)) {

@@ -57,8 +57,7 @@ class OpenAIChatDecoder implements StreamDecoder {
   /** One parsed chunk, or a whole answer in the shape of one (see `decodeMessage`). */
   chunk(chunk: OpenAIChatChunk): void {
     const acc = this.#acc;
-    if (acc.id === "" && typeof chunk.id === "string") acc.id = chunk.id;
-    if (acc.model === "" && typeof chunk.model === "string") acc.model = chunk.model;
+    acc.identify(chunk);
     const out = this.#out;
     // Perplexity repeats its sources on every chunk; the latest list is the whole one.
     if (chunk.citations != null || chunk.search_results != null) {

@@ -104,11 +104,11 @@ class ResponsesDecoder implements StreamDecoder {
       }
       case "response.created":
       case "response.in_progress":
-        identify(message.response, acc);
+        acc.identify(message.response);
         return EVENT_PROGRESS;
       case "response.completed":
       case "response.incomplete":
-        identify(message.response, acc);
+        acc.identify(message.response);
         this.#out.final(message.response?.output);
         finish(message.response, acc);
         return EVENT_TERMINAL;
@@ -188,7 +188,7 @@ class ResponsesDecoder implements StreamDecoder {
 
   /** A whole (non-streaming) Response: each output item as if it had just been done. */
   response(response: EventData): void {
-    identify(response, this.#acc);
+    this.#acc.identify(response);
     const output: unknown[] = Array.isArray(response?.output) ? response.output : [];
     output.forEach((item, index) => {
       this.#out.item(index, item, true);
@@ -196,11 +196,6 @@ class ResponsesDecoder implements StreamDecoder {
     });
     finish(response, this.#acc);
   }
-}
-
-function identify(response: EventData, acc: Accumulator): void {
-  if (acc.id === "" && typeof response?.id === "string") acc.id = response.id;
-  if (acc.model === "" && typeof response?.model === "string") acc.model = response.model;
 }
 
 function finish(response: EventData, acc: Accumulator): void {
