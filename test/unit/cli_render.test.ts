@@ -206,12 +206,14 @@ describe("Renderer", () => {
       delayMs: 700,
       error: new ConnectionError("x"),
     });
-    view.failed(new ConnectionError("stopstream: the connection was lost mid-stream; try again"));
+    view.failed(
+      new ConnectionError("stopstream: the connection was lost before the answer ended; try again"),
+    );
     expect(stdout.text).toBe("");
     expect(stderr.text).toBe(
       "connection dropped, retrying in 0.5 s (attempt 2/3)\n" +
         "connection dropped, resuming the answer in 0.7 s (attempt 3/3)\n" +
-        "stopstream: the connection was lost mid-stream; try again\n",
+        "stopstream: the connection was lost before the answer ended; try again\n",
     );
   });
 });

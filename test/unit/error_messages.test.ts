@@ -108,7 +108,7 @@ describe("the client's errors", () => {
   test.each<[string, unknown, string]>([
     [
       "a connection loss",
-      new ConnectionError("stopstream: the connection was lost mid-stream; try again"),
+      new ConnectionError("stopstream: the connection was lost before the answer ended; try again"),
       "the connection was lost",
     ],
     [
@@ -128,7 +128,7 @@ describe("the client's errors", () => {
     ],
     [
       "a malformed stream",
-      new StreamProtocolError("stopstream: the server sent a data line that is not JSON (…)"),
+      new StreamProtocolError("stopstream: a data line is not a JSON object (…)"),
       "the server sent a malformed stream",
     ],
     ["a refused continuation", new APIStatusError(400, {}, ""), "the server answered HTTP 400"],
