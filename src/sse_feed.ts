@@ -6,6 +6,7 @@
  */
 
 import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { noop } from "./call_control.ts";
 import { CONNECTION_LOST, oversizedMessage } from "./error_messages.ts";
 import { ConnectionError, isStreamProtocolError, StreamProtocolError } from "./errors.ts";
 import { EVENT_KEEPALIVE, EVENT_TERMINAL, type StreamDecoder } from "./protocols/protocol.ts";
@@ -47,7 +48,7 @@ export class SseFeed {
       // Unknown fields and bad `retry:` lines are ignored, as the SSE spec says. The parser's
       // own `maxBufferSize` is not used: it counts only data characters, and the budget below
       // (which counts everything) has already refused whatever it would catch.
-      onError: () => {},
+      onError: noop,
     });
   }
 
