@@ -118,12 +118,7 @@ class AnthropicDecoder implements StreamDecoder {
         return EVENT_PROGRESS;
       }
       case "message_stop":
-        // A message that arrived whole in message_start has no message_delta: its usage then.
-        if (acc.usage === undefined && this.#startUsage !== undefined) {
-          acc.setUsage(anthropicUsage(this.#startUsage));
-        }
-        // No stop reason was sent: the answer ended, and no provider value is made up.
-        if (acc.finishReason === undefined) acc.setFinish("stop");
+        this.end();
         return EVENT_TERMINAL;
       case "ping":
         return EVENT_KEEPALIVE;
@@ -133,6 +128,17 @@ class AnthropicDecoder implements StreamDecoder {
         // New event types may appear (Anthropic's versioning policy): they are still data.
         return EVENT_PROGRESS;
     }
+  }
+
+  /** The message is over (`message_stop`, or the end of a whole message). */
+  end(): void {
+    const acc = this.#acc;
+    // A message that arrived whole in message_start has no message_delta: its usage then.
+    if (acc.usage === undefined && this.#startUsage !== undefined) {
+      acc.setUsage(anthropicUsage(this.#startUsage));
+    }
+    // No stop reason was sent: the answer ended, and no provider value is made up.
+    if (acc.finishReason === undefined) acc.setFinish("stop");
   }
 
   endedCleanly(): boolean {
@@ -228,10 +234,9 @@ function isNonEmptyObject(value: unknown): boolean {
   return false;
 }
 
+/** The whitespace `trimEnd` would remove (as the prefill in `continuationBody` loses it). */
 function trailingWhitespace(text: string): string {
-  let end = text.length;
-  while (end > 0 && /\s/.test(text[end - 1]!)) end--;
-  return text.slice(end);
+  return text.slice(text.trimEnd().length);
 }
 
 /**
@@ -241,9 +246,7 @@ function trailingWhitespace(text: string): string {
 function decodeMessage(message: unknown, acc: Accumulator): void {
   const decoder = new AnthropicDecoder(acc);
   decoder.message(message);
-  const m = message as EventData;
-  if (acc.usage === undefined && m?.usage != null) acc.setUsage(anthropicUsage(m.usage));
-  if (acc.finishReason === undefined) acc.setFinish("stop");
+  decoder.end();
 }
 
 /**
