@@ -227,6 +227,32 @@ describe("openai-responses stream", () => {
     expect(up.count).toBe(2);
   });
 
+  test("a server that sends no item events: output is response.completed's, text counted once", async () => {
+    // Some compatible servers stream text deltas and put the items only in the final response.
+    const output = [{
+      type: "message",
+      id: "msg_1",
+      role: "assistant",
+      content: [{ type: "output_text", text: "Hi there", annotations: [] }],
+    }];
+    const event = (data: Record<string, unknown>) =>
+      `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
+    upstream(server, BASE, responsesWire, (_n, req) =>
+      sseResponse(req, [
+        event({ type: "response.created", response: { id: "resp_1", model: "m", output: [] } }),
+        event({ type: "response.output_text.delta", output_index: 0, delta: "Hi " }),
+        event({ type: "response.output_text.delta", output_index: 0, delta: "there" }),
+        event({
+          type: "response.completed",
+          response: { id: "resp_1", model: "m", status: "completed", output },
+        }),
+      ]));
+    const result = await streamChat(options()).result;
+    expect(result.content).toBe("Hi there");
+    expect(result.output).toEqual(output);
+    expect(result.finishReason).toBe("stop");
+  });
+
   test("a 200 JSON error body instead of a stream becomes an UpstreamStreamError", async () => {
     const up = upstream(
       server,
