@@ -152,22 +152,18 @@ export function closestName(name: string, candidates: readonly string[]): string
 
 /** Optimal string alignment distance: insertions, deletions, substitutions, adjacent swaps. */
 function editDistance(a: string, b: string): number {
-  const rows: number[][] = [];
+  const d: number[][] = [];
   for (let i = 0; i <= a.length; i++) {
-    const row = [i];
+    const row = d[i] = [i];
     for (let j = 1; j <= b.length; j++) {
-      if (i === 0) {
-        row.push(j);
-        continue;
-      }
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let d = Math.min(rows[i - 1]![j]! + 1, row[j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        d = Math.min(d, rows[i - 2]![j - 2]! + 1);
-      }
-      row.push(d);
+      const swap = i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1];
+      row[j] = i === 0 ? j : Math.min(
+        d[i - 1]![j]! + 1,
+        row[j - 1]! + 1,
+        d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+        swap ? d[i - 2]![j - 2]! + 1 : Infinity,
+      );
     }
-    rows.push(row);
   }
-  return rows[a.length]![b.length]!;
+  return d[a.length]![b.length]!;
 }
