@@ -3,12 +3,14 @@
 // charged to the JS function that made it, bundle positions mapped back to src/.
 //
 //   npm run build && node bench/relay_profile.mjs [--workload stream|paced] [--worker relay|control]
+//                                                 [--resumable]
 //
 //   stream  one 100k-delta stream (--n), written by the upstream in 64 KiB slices: many events
 //           per read — the bench's throughput case;
 //   paced   200 concurrent streams (--streams) of 100 deltas, one every 10 ms: one event per
 //           read — the load test's case.
-// The Worker runs as `npm start` serves it (lib/relay_host.mjs), profiled through its own
+// --resumable sends `x-stopstream-resumable: true` (the relay's resumable path, its Durable
+// Object in the same isolate). The Worker runs as `npm start` serves it (lib/relay_host.mjs), profiled through its own
 // inspector with a 100 µs sampling interval; the .cpuprofile is kept in bench/results/.
 
 import { writeFileSync } from "node:fs";
@@ -28,13 +30,17 @@ const workload = args.workload ?? "stream";
 const which = args.worker ?? "relay";
 const n = Number(args.n ?? 100_000);
 const streams = Number(args.streams ?? 200);
+const resumable = args.resumable !== undefined;
+const headers = resumable ? { "x-stopstream-resumable": "true" } : {};
 
 const server = await startServerProcess();
-const host = await startRelayHost(`${server.url}/m/v1`);
+// Room for the 100k-delta stream under the resumable header (as the resume benchmark).
+const host = await startRelayHost(`${server.url}/m/v1`, { MAX_STREAM_BYTES: String(64 << 20) });
 const worker = host[which];
 const read = (model) =>
   floor.consume(context("openai", `${worker.url}/v1`, globalThis.fetch, {
     body: { ...REQUEST_BODY, model },
+    headers,
   }));
 try {
   await read("tp.openai.2000.2"); // warm-up
@@ -58,7 +64,12 @@ try {
   const cpuMs = mainThreadCpuMs(worker.pid) - cpu0;
   const { profile } = await inspector.call("Profiler.stop");
   inspector.close();
-  const path = fileURLToPath(new URL(`./results/${which}-${workload}.cpuprofile`, import.meta.url));
+  const path = fileURLToPath(
+    new URL(
+      `./results/${which}-${workload}${resumable ? "-resumable" : ""}.cpuprofile`,
+      import.meta.url,
+    ),
+  );
   writeFileSync(path, JSON.stringify(profile));
   process.stdout.write(
     `${which}, ${workload}: ${events.toLocaleString("en")} events in ${Math.round(wallMs)} ms; ` +
