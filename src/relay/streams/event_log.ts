@@ -7,18 +7,22 @@
  * (the time to first token does not change), later ones are gathered for up to `FLUSH_MS`, or
  * until `MAX_BATCH` bytes. A batch becomes visible to readers only once its write is durable,
  * so a reader who resumes never misses an event another reader was sent, even when the
- * Durable Object restarts in between: whatever any reader saw is in storage. Readers read the
- * stored rows, so memory holds one batch per stream, not the stream.
+ * Durable Object restarts in between: whatever any reader saw is in storage. Readers at the live
+ * edge take the last few written batches from memory (the bytes just stored, not read back);
+ * a reader further behind reads the stored rows, so memory holds a few batches per stream, not
+ * the stream.
  *
  * @module
  */
 
-import type { StreamStore } from "./stream_store.ts";
+import type { Batch, StreamStore } from "./stream_store.ts";
 
 /** How long events wait for company before they are written (and sent) together. */
 const FLUSH_MS = 50;
 /** Flush at once when this many bytes wait (a fast upstream): rows stay far below 2 MB. */
 const MAX_BATCH = 64 * 1024;
+/** Written batches kept in memory for readers at the live edge (a few, not the stream). */
+const RECENT = 8;
 /** Progress comments kept at most (a few hundred retries' worth); later ones are not kept. */
 const MAX_NOTES = 16 * 1024;
 const encoder = new TextEncoder();
@@ -66,6 +70,11 @@ export class EventLog {
   #unsynced: { last: number; final: boolean } | undefined;
   #listeners = new Set<() => void>();
   #forgotten = false;
+  /**
+   * The last `RECENT` batches written, oldest first, visible or not yet: what a reader at the
+   * live edge reads, so that a fast stream's readers never read storage back.
+   */
+  #recent: Batch[] = [];
 
   constructor(store: StreamStore, maxBytes: number, next: number) {
     this.#store = store;
@@ -146,7 +155,7 @@ export class EventLog {
    */
   read(after: number): { bytes: Uint8Array | undefined; last: number } {
     if (this.#forgotten) return { bytes: undefined, last: after };
-    const batches = this.#store.batchesAfter(after, this.lastVisible);
+    const batches = this.#recentAfter(after) ?? this.#store.batchesAfter(after, this.lastVisible);
     if (batches.length === 0) return { bytes: undefined, last: after };
     const parts = batches.map((batch) =>
       batch.first > after ? batch.data : batch.data.subarray(eventStart(batch.data, after + 1))
@@ -162,6 +171,21 @@ export class EventLog {
       }
     }
     return { bytes, last: (batches.at(-1) as { last: number }).last };
+  }
+
+  /**
+   * The visible batches after `after` (a few) from memory, or `undefined` when memory does not
+   * reach back to event `after + 1`: then the store has them.
+   */
+  #recentAfter(after: number): Batch[] | undefined {
+    const recent = this.#recent;
+    if (recent.length === 0 || (recent[0] as Batch).first > after + 1) return undefined;
+    const found: Batch[] = [];
+    for (const batch of recent) {
+      if (batch.last > this.lastVisible || found.length === 8) break;
+      if (batch.last > after) found.push(batch);
+    }
+    return found;
   }
 
   /** The stream was deleted: readers still attached end where they are. */
@@ -211,7 +235,10 @@ export class EventLog {
     if (this.#pendingBytes === 0) return;
     const last = this.#next - 1;
     const data = this.#pending.slice(0, this.#pendingBytes);
-    this.#store.append({ first: this.#pendingFirst, last, data });
+    const batch = { first: this.#pendingFirst, last, data };
+    this.#store.append(batch);
+    // The oldest goes (a reader that far behind reads storage): memory stays a few batches.
+    if (this.#recent.push(batch) > RECENT) this.#recent.shift();
     this.bytes += data.byteLength;
     this.#pendingBytes = 0;
     this.#lastFlush = Date.now();

@@ -1,0 +1,106 @@
+/**
+ * The resumable stream's event log (src/relay/streams/event_log.ts) on a store that counts what
+ * it is asked: events numbered from 1 without gaps across batches, nothing visible before its
+ * sync, and readers at the live edge served from memory while a reader far behind reads the
+ * stored rows. The Durable Object's own storage is exercised by test/workers/streams*.test.ts.
+ */
+
+import { describe, expect, it } from "vitest";
+import { EventLog } from "../../src/relay/streams/event_log.ts";
+import { type Batch, StreamStore } from "../../src/relay/streams/stream_store.ts";
+
+/** A store keeping batches in an array; `reads` counts the reads of stored rows. */
+class CountingStore extends StreamStore {
+  rows: Batch[] = [];
+  reads = 0;
+  #synced: Array<() => void>;
+
+  constructor(synced: Array<() => void> = []) {
+    super({
+      sql: { exec: () => ({ toArray: () => [], rowsWritten: 1 }) },
+      setAlarm: () => Promise.resolve(),
+      deleteAlarm: () => Promise.resolve(),
+      deleteAll: () => Promise.resolve(),
+      sync: () => new Promise<void>((resolve) => synced.push(resolve)),
+    });
+    this.#synced = synced;
+  }
+
+  override append(batch: Batch): void {
+    this.rows.push({ ...batch, data: batch.data.slice() });
+  }
+
+  override batchesAfter(after: number, upTo: number): Batch[] {
+    this.reads++;
+    return this.rows.filter((b) => b.last > after && b.last <= upTo).slice(0, 8);
+  }
+
+  /** Completes the syncs under way, and those they start (a group commit's next round). */
+  async sync(): Promise<void> {
+    while (this.#synced.length > 0) {
+      for (const done of this.#synced.splice(0)) done();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+  }
+}
+
+const event = (i: number): string => `data: {"n":${i},"text":"${"é".repeat(i % 5)}"}\n\n`;
+const decode = (bytes: Uint8Array | undefined): string => new TextDecoder().decode(bytes);
+
+/** The ids and data of SSE text. */
+function eventsOf(text: string): Array<[number, string]> {
+  return text.split("\n\n").filter(Boolean).map((block) => {
+    const [id, data] = block.split("\n");
+    return [Number(id?.slice(4)), data ?? ""];
+  });
+}
+
+describe("EventLog", () => {
+  it("numbers events from 1 without gaps, also several in one append, and shows them once synced", async () => {
+    const store = new CountingStore();
+    const log = new EventLog(store, 1 << 20, 1);
+    expect(log.append(event(1))).toBe(true);
+    expect(log.append(event(2) + event(3))).toBe(true);
+    log.subscribe(() => {}); // a reader joins: what waits is written at once
+    expect(log.read(0).bytes).toBeUndefined(); // written, not yet durable
+    await store.sync();
+    const { bytes, last } = log.read(0);
+    expect(last).toBe(3);
+    expect(eventsOf(decode(bytes))).toEqual([1, 2, 3].map((i) => [i, event(i).trim()]));
+    expect(eventsOf(decode(log.read(1).bytes)).map(([id]) => id)).toEqual([2, 3]);
+  });
+
+  it("serves readers at the live edge from memory, and one far behind from storage", async () => {
+    const store = new CountingStore();
+    const log = new EventLog(store, 64 << 20, 1);
+    log.subscribe(() => {});
+    let id = 0;
+    let position = 0;
+    let text = "";
+    for (let batch = 0; batch < 20; batch++) {
+      // 64 KiB of events: written at once (a fast upstream), in one row or two.
+      for (let size = 0; size < 64 * 1024; size += event(id).length) log.append(event(++id));
+      await store.sync();
+      const read = log.read(position);
+      position = read.last;
+      text += decode(read.bytes);
+    }
+    expect(store.rows.length).toBeGreaterThan(8); // more than memory keeps
+    expect(position).toBe(log.lastVisible); // kept up (the tail under 64 KiB waits its window)
+    expect(store.reads).toBe(0);
+    expect(eventsOf(text).map(([n]) => n)).toEqual(
+      Array.from({ length: position }, (_, i) => i + 1),
+    );
+    // A reader from the start: its first batches are no longer in memory.
+    const replayed = eventsOf(decode(log.read(0).bytes));
+    expect(store.reads).toBe(1);
+    expect(replayed[0]?.[0]).toBe(1);
+    // One inside the last batches, mid-batch: memory again, from the next event on.
+    const lastRow = store.rows.at(-1) as Batch;
+    const tail = eventsOf(decode(log.read(lastRow.first).bytes));
+    expect(store.reads).toBe(1);
+    expect(tail.map(([n]) => n)).toEqual(
+      Array.from({ length: lastRow.last - lastRow.first }, (_, i) => lastRow.first + 1 + i),
+    );
+  });
+});
