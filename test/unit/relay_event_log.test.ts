@@ -70,6 +70,34 @@ describe("EventLog", () => {
     expect(eventsOf(decode(log.read(1).bytes)).map(([id]) => id)).toEqual([2, 3]);
   });
 
+  it("writes ids across a digit boundary, and events whose text has multi-byte characters", async () => {
+    const store = new CountingStore();
+    const log = new EventLog(store, 1 << 20, 999_998);
+    log.append(event(1) + event(2) + event(3) + ": a comment, not an event's end\n" + event(4));
+    log.subscribe(() => {});
+    await store.sync();
+    expect(decode(log.read(999_997).bytes)).toBe(
+      `id: 999998\n${event(1)}id: 999999\n${event(2)}id: 1000000\n${event(3)}` +
+        `id: 1000001\n: a comment, not an event's end\n${event(4)}`,
+    );
+  });
+
+  it("stores events given as UTF-8 as it stores their text, numbered alike", async () => {
+    const text = event(1) + event(2) + ": a comment\n" + event(4);
+    const [byText, byBytes] = [new CountingStore(), new CountingStore()];
+    const logs = [new EventLog(byText, 1 << 20, 9), new EventLog(byBytes, 1 << 20, 9)];
+    expect(logs[0]!.append(text)).toBe(true);
+    expect(logs[1]!.appendBytes(new TextEncoder().encode(text))).toBe(true);
+    for (const log of logs) log.subscribe(() => {});
+    await Promise.all([byText.sync(), byBytes.sync()]);
+    expect(decode(logs[1]!.read(8).bytes)).toBe(decode(logs[0]!.read(8).bytes));
+    expect(logs[1]!.read(8).last).toBe(11);
+    // The byte limit counts id lines too, and refuses before keeping anything.
+    const small = new EventLog(new CountingStore(), 20, 1);
+    expect(small.appendBytes(new TextEncoder().encode(event(1)))).toBe(false);
+    expect(small.appendBytes(new TextEncoder().encode("data: {}\n\n"))).toBe(true);
+  });
+
   it("serves readers at the live edge from memory, and one far behind from storage", async () => {
     const store = new CountingStore();
     const log = new EventLog(store, 64 << 20, 1);

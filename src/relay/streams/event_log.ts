@@ -98,10 +98,24 @@ export class EventLog {
    */
   append(text: string): boolean {
     const { count, size } = this.#encode(text);
+    return this.#take(count, size);
+  }
+
+  /** Takes encoded events into the batch, within the byte limit; a full batch is written. */
+  #take(count: number, size: number): boolean {
     if (this.bytes + this.#pendingBytes + size > this.#maxBytes) return false;
     this.#queue(count, size);
     if (this.#pendingBytes >= MAX_BATCH) this.#flush(false);
     return true;
+  }
+
+  /**
+   * {@linkcode EventLog.append} for events that are UTF-8 already (a forwarded piece of the
+   * upstream's body, as the relay would frame it): their bytes are stored, never encoded again.
+   */
+  appendBytes(bytes: Uint8Array): boolean {
+    const { count, size } = this.#encodeBytes(bytes);
+    return this.#take(count, size);
   }
 
   /**
@@ -198,29 +212,68 @@ export class EventLog {
   /**
    * Encodes the events of `text`, each after its `id:` line, behind the pending bytes without
    * taking them into the batch yet ({@linkcode EventLog.#queue} does): returns how many events
-   * and bytes. The id line and the event are encoded apart, so no joined string is built.
+   * and bytes. A forwarded batch holds many events: the text is encoded in one call, after room
+   * for their id lines, and {@linkcode EventLog.#number} moves each event behind its id line.
+   * No string is built or sliced per event.
    */
   #encode(text: string): { count: number; size: number } {
-    // Room for the worst case: 3 bytes per UTF-16 unit, and an id line (≤ 22 bytes) for each
-    // event of at least 10 characters (`data: {}\n\n`).
-    const needed = this.#pendingBytes + text.length * 6 + 32;
+    // Usually one event (a delta), or a forwarded batch of many; the room their id lines take.
+    let count = 0;
+    let idBytes = 0;
+    for (let start = 0; start < text.length; count++) {
+      const end = text.indexOf("\n\n", start);
+      start = end < 0 ? text.length : end + 2;
+      idBytes += idLineBytes(this.#next + count);
+    }
+    // Room for the worst case: 3 bytes per UTF-16 unit.
+    const base = this.#room(idBytes, text.length * 3);
+    const end = base + encoder.encodeInto(text, this.#pending.subarray(base)).written;
+    return { count, size: this.#number(base, end) };
+  }
+
+  /** {@linkcode EventLog.#encode} for events already UTF-8: copied once, never decoded. */
+  #encodeBytes(bytes: Uint8Array): { count: number; size: number } {
+    let count = 0;
+    let idBytes = 0;
+    for (let from = 0; from < bytes.length; count++) {
+      from = eventEnd(bytes, from, bytes.length);
+      idBytes += idLineBytes(this.#next + count);
+    }
+    const base = this.#room(idBytes, bytes.length);
+    this.#pending.set(bytes, base);
+    return { count, size: this.#number(base, base + bytes.length) };
+  }
+
+  /**
+   * Makes room behind the pending bytes for `idBytes` of id lines and then `eventBytes` of
+   * events; returns where the events go (after the room for their id lines).
+   */
+  #room(idBytes: number, eventBytes: number): number {
+    const needed = this.#pendingBytes + idBytes + eventBytes;
     if (needed > this.#pending.length) {
       const bigger = new Uint8Array(Math.max(needed, 2 * this.#pending.length));
       bigger.set(this.#pending.subarray(0, this.#pendingBytes));
       this.#pending = bigger;
     }
+    return this.#pendingBytes + idBytes;
+  }
+
+  /**
+   * Writes each event of the UTF-8 at `from`…`end` behind its id line (digit by digit), from
+   * the pending bytes on, moving the event down in place; returns the bytes written. A move
+   * never reaches bytes still to move: the id lines written so far fit in the room left.
+   */
+  #number(from: number, end: number): number {
+    const buffer = this.#pending;
     let at = this.#pendingBytes;
-    let id = this.#next;
-    // Usually one event (a delta); the finish chunk may bring annotations and usage along.
-    for (let start = 0; start < text.length; id++) {
-      const end = text.indexOf("\n\n", start);
-      const stop = end < 0 ? text.length : end + 2;
-      at += encoder.encodeInto(`id: ${id}\n`, this.#pending.subarray(at)).written;
-      const event = start === 0 && stop === text.length ? text : text.slice(start, stop);
-      at += encoder.encodeInto(event, this.#pending.subarray(at)).written;
-      start = stop;
+    for (let id = this.#next; from < end; id++) {
+      at = writeIdLine(buffer, at, id);
+      const stop = eventEnd(buffer, from, end);
+      buffer.copyWithin(at, from, stop);
+      at += stop - from;
+      from = stop;
     }
-    return { count: id - this.#next, size: at - this.#pendingBytes };
+    return at - this.#pendingBytes;
   }
 
   #queue(count: number, size: number): void {
@@ -265,6 +318,39 @@ export class EventLog {
       this.#syncing = undefined;
     }
   }
+}
+
+const NEWLINE = 10;
+
+/**
+ * Where the event at `from` ends in UTF-8 (after its `\n\n`, as in the text: a newline byte
+ * is only ever a newline), or `end`.
+ */
+function eventEnd(buffer: Uint8Array, from: number, end: number): number {
+  let stop = buffer.indexOf(NEWLINE, from);
+  while (stop >= 0 && stop + 1 < end && buffer[stop + 1] !== NEWLINE) {
+    stop = buffer.indexOf(NEWLINE, stop + 1);
+  }
+  return stop < 0 || stop + 1 >= end ? end : stop + 2;
+}
+
+/** The bytes of `id: <id>\n`. */
+function idLineBytes(id: number): number {
+  let digits = 1;
+  for (let n = id; n >= 10; n = Math.floor(n / 10)) digits++;
+  return 5 + digits;
+}
+
+/** Writes `id: <id>\n` at `at` as ASCII; returns where it ends. */
+function writeIdLine(buffer: Uint8Array, at: number, id: number): number {
+  const end = at + idLineBytes(id) - 1;
+  buffer[at] = 105; // i
+  buffer[at + 1] = 100; // d
+  buffer[at + 2] = 58; // :
+  buffer[at + 3] = 32; // space
+  for (let i = end - 1, n = id; i >= at + 4; i--, n = Math.floor(n / 10)) buffer[i] = 48 + n % 10;
+  buffer[end] = NEWLINE;
+  return end + 1;
 }
 
 /** The offset of event `id` in a batch: every event starts with its `id:` line. */

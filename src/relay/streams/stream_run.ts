@@ -233,13 +233,18 @@ export class StreamRun {
         const started = encoder.started;
         if (!started) this.#label.note(event);
         if (event.type === "open") this.#begin(undefined);
+        // A whole forwarded piece of the upstream's body, framed as the relay would frame it
+        // (sse_response.ts writes it the same way): its own bytes are stored, not encoded again.
+        const bytes = event.type === "forwarded" && event.piece === event.text
+          ? event.bytes
+          : undefined;
         const text = encoder.encode(event);
         if (text !== "") {
           this.#begin(undefined);
           if (!started && encoder.started) log.note(this.#label.late());
           // Progress comments go to readers unnumbered; events are numbered and stored.
           if (isComment(text)) log.note(text);
-          else if (!log.append(text)) {
+          else if (!(bytes === undefined ? log.append(text) : log.appendBytes(bytes))) {
             this.stop("too_large");
             void iterator.return?.();
             await log.close(errorEvent(tooLarge(plan.maxBytes)));
