@@ -8,7 +8,7 @@
 
 import { env } from "cloudflare:workers";
 import type { Hono } from "hono";
-import { inject } from "vitest";
+import { expect, inject } from "vitest";
 import { createRelay } from "../../src/relay/app.ts";
 import type { RelayOptions } from "../../src/relay/options.ts";
 import { chatBody, postChat } from "./helpers.ts";
@@ -73,6 +73,26 @@ export function follow(
   return Promise.resolve(
     app.request(`http://relay.test/v1/streams/${id}`, { headers: { ...extra, ...headers } }),
   );
+}
+
+/**
+ * Checks a resume after a caller got events 1..`count` and dropped: `GET /v1/streams/{id}` with
+ * `Last-Event-ID: count` gets exactly the rest (from `count + 1` to `[DONE]`), and the two
+ * together are the whole stream as a fresh reader replays it. Returns the whole stream.
+ */
+export async function expectResumedRest(
+  app: Pick<Hono, "request">,
+  id: string,
+  first: NumberedEvent[],
+  count: number,
+): Promise<NumberedEvent[]> {
+  expect(first.map((e) => e.id)).toEqual(ids(count));
+  const rest = eventsOf(await (await follow(app, id, count)).text());
+  expect(rest[0]?.id).toBe(`${count + 1}`);
+  expect(rest.at(-1)?.data).toBe("[DONE]");
+  const whole = eventsOf(await (await follow(app, id)).text());
+  expect([...first, ...rest]).toEqual(whole);
+  return whole;
 }
 
 /** `POST /v1/streams/{id}/cancel`. */

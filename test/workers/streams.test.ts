@@ -8,6 +8,7 @@ import {
   cancel,
   contentOfEvents,
   eventsOf,
+  expectResumedRest,
   faultStats,
   follow,
   ids,
@@ -103,12 +104,7 @@ describe("resume and follow", () => {
     const response = await startResumable(app);
     const id = response.headers.get("x-stopstream-stream-id")!;
     const first = await readThenDrop(response, 5);
-    expect(first.map((e) => e.id)).toEqual(ids(5));
-    const rest = eventsOf(await (await follow(app, id, 5)).text());
-    expect(rest[0]?.id).toBe("6");
-    expect(rest.at(-1)?.data).toBe("[DONE]");
-    const whole = eventsOf(await (await follow(app, id)).text());
-    expect([...first, ...rest]).toEqual(whole);
+    const whole = await expectResumedRest(app, id, first, 5);
     expect(whole.map((e) => e.id)).toEqual(ids(whole.length));
     // One upstream request, which ran to its end although its first caller left.
     expect(await faultStats(testId, { completed: 1 })).toEqual({
