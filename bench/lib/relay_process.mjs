@@ -7,10 +7,10 @@
 //   control-js    the same Worker reading the body in JS, chunk by chunk (a JS relay's floor)
 // A developer's own .dev.vars never applies: `envFile` replaces it (an empty file by default).
 
-import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
+import { spawnTracked, stopTracked } from "../../scripts/process_groups.mjs";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const EMPTY_ENV = `${ROOT}test/e2e/empty.env`;
@@ -70,9 +70,9 @@ export async function startRelayProcess(
 ) {
   const [port, inspectorPort] = [await freePort(), await freePort()];
   const [file, ...argv] = command(runner, vars, envFile, port, inspectorPort, inspect);
-  const child = spawn(file, argv, {
+  const child = spawnTracked(file, argv, {
     cwd: ROOT,
-    // Its own process group, so stop() reaches workerd too.
+    // Its own process group, so stop() reaches workerd too (and, tracked, it goes when we go).
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, NO_COLOR: "1", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
@@ -80,14 +80,7 @@ export async function startRelayProcess(
   let output = "";
   child.stdout.setEncoding("utf8").on("data", (s) => output += s);
   child.stderr.setEncoding("utf8").on("data", (s) => output += s);
-  const exited = once(child, "exit");
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    process.kill(-child.pid, "SIGTERM");
-    const timer = setTimeout(() => process.kill(-child.pid, "SIGKILL"), 5_000);
-    await exited;
-    clearTimeout(timer);
-  };
+  const stop = () => stopTracked(child, { graceMs: 5_000 });
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${runner} exited early:\n${output}`);

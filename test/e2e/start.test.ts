@@ -3,12 +3,12 @@
  * prints no stack trace and no update notice, builds the Worker once, and prints the playground
  * URL only once the relay answers.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { once } from "node:events";
+import { type ChildProcess, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnTracked, stopTracked } from "../../scripts/process_groups.mjs";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const READY =
@@ -39,7 +39,7 @@ beforeAll(async () => {
       `appendFileSync(${JSON.stringify(`${scratch}/processes.log`)}, ` +
       `JSON.stringify(process.argv.slice(1)) + "\\n");\n`,
   );
-  child = spawn("npm", [
+  child = spawnTracked("npm", [
     "start",
     "--silent",
     "--",
@@ -73,11 +73,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  if (child?.exitCode === null && child.pid !== undefined) {
-    const exited = once(child, "exit");
-    process.kill(-child.pid, "SIGINT");
-    await exited;
-  }
+  if (child !== undefined) await stopTracked(child, { signal: "SIGINT" });
   rmSync(scratch, { recursive: true, force: true });
 });
 

@@ -5,10 +5,11 @@
  * @module
  */
 
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
+import { spawnTracked, stopTracked } from "../../scripts/process_groups.mjs";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const WRANGLER = `${ROOT}node_modules/.bin/wrangler`;
@@ -87,9 +88,10 @@ export async function startWranglerDev(
   ];
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   let output = "";
-  const child: ChildProcess = spawn(WRANGLER, args, {
+  const child: ChildProcess = spawnTracked(WRANGLER, args, {
     cwd: ROOT,
-    // Its own process group, so stop() reaches workerd too.
+    // Its own process group, so stop() reaches workerd too (and it goes when the test worker
+    // goes).
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
     // No `Request.cf` download from Cloudflare: tests stay on loopback.
@@ -103,18 +105,8 @@ export async function startWranglerDev(
   });
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const exited = once(child, "exit");
   const url = `http://127.0.0.1:${port}`;
-  const stop = async (): Promise<void> => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const pid = child.pid as number;
-    process.kill(-pid, "SIGTERM");
-    const timer = setTimeout(() => {
-      if (child.exitCode === null && child.signalCode === null) process.kill(-pid, "SIGKILL");
-    }, 5_000);
-    await exited;
-    clearTimeout(timer);
-  };
+  const stop = (): Promise<void> => stopTracked(child, { graceMs: 5_000 });
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`wrangler dev exited early:\n${output}`);

@@ -6,9 +6,10 @@
  * @module
  */
 
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
+import { spawnTracked, stopTracked } from "../../scripts/process_groups.mjs";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const READY = /stopstream relay: playground at (http:\/\/127\.0\.0\.1:\d+)\//;
@@ -34,9 +35,10 @@ export interface StartedRelay {
 /** Starts `node scripts/start.mjs --port 0` and resolves once it printed its URL. */
 export async function startRelay(timeoutMs = 60_000): Promise<StartedRelay> {
   const args = ["scripts/start.mjs", "--port", "0", "--env-file", "test/e2e/empty.env"];
-  const child: ChildProcess = spawn(process.execPath, args, {
+  const child: ChildProcess = spawnTracked(process.execPath, args, {
     cwd: ROOT,
-    // Its own process group: stop() reaches workerd too.
+    // Its own process group: stop() reaches workerd too (and, tracked, it goes when the test
+    // worker goes: vitest ends a worker with SIGTERM on a timeout or an interrupt).
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -44,11 +46,7 @@ export async function startRelay(timeoutMs = 60_000): Promise<StartedRelay> {
   child.stdout?.setEncoding("utf8").on("data", (text: string) => (output += text));
   child.stderr?.setEncoding("utf8").on("data", (text: string) => (output += text));
   const exited = once(child, "exit");
-  const stop = async (): Promise<void> => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    process.kill(-(child.pid as number), "SIGINT");
-    await exited;
-  };
+  const stop = (): Promise<void> => stopTracked(child, { signal: "SIGINT" });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
       void stop();
