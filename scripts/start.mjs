@@ -18,7 +18,7 @@
 // edit (or use `npx wrangler dev` for a reload loop at low concurrency).
 
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { get } from "node:http";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -204,8 +204,48 @@ function options(argv) {
   }
 }
 
+/** Whether anything runs at `pid`. */
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === "EPERM";
+  }
+}
+
+/** The parent of process `pid`, where /proc tells (Linux), else null. */
+function parentOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Ends this process when `npm start` itself ends. npm runs it as npm → `sh -c` → node, and passes
+ * SIGTERM on to the shell only, which dies of it without passing it on (dash), and SIGHUP to
+ * nobody: a caller that stops `npm start` with `child.kill()` would leave this process and its
+ * workerd running, holding the port. Nothing announces a parent's end, so it is looked for
+ * twice a second.
+ */
+function endWithNpm() {
+  const shell = process.ppid;
+  const npm = parentOf(shell);
+  const check = () => {
+    if (process.ppid !== shell || (npm !== null && npm > 1 && !alive(npm))) process.exit(143);
+  };
+  setInterval(check, 500).unref();
+}
+
 async function main() {
   const settings = options(process.argv.slice(2));
+  // Miniflare stops workerd on SIGINT, SIGTERM and exit, not on SIGHUP (a closed terminal): make
+  // that an exit too (128 + 1, as dying of it would report).
+  process.once("SIGHUP", () => process.exit(129));
+  if (process.env.npm_lifecycle_event === "start") endWithNpm();
   let relay;
   try {
     relay = await startRelay(settings);

@@ -14,6 +14,7 @@ import { spawnTracked, stopTracked } from "../../scripts/process_groups.mjs";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const FIXTURE = fileURLToPath(new URL("./fixtures/bench_relay.mjs", import.meta.url));
+const READY = /stopstream relay: playground at (http:\/\/127\.0\.0\.1:\d+)\//;
 
 /** What each test started, stopped after it whatever it asserted (SIGKILL: it may have hung). */
 const children = new Set<ChildProcess>();
@@ -129,5 +130,34 @@ describe.skipIf(process.platform === "win32")("a benchmark's relays go when it g
     bench.stdin?.write(`${how}\n`);
     expect(await exited).toEqual([1, null]);
     await expectGone(relay.pid, relay.url);
+  }, 30_000);
+});
+
+describe.skipIf(process.platform === "win32")("npm start takes its workerd along", () => {
+  /** `command` (npm start, or scripts/start.mjs itself) in a group of its own, serving. */
+  async function serve(command: string, args: string[]) {
+    const child = start(command, [...args, "--port", "0", "--env-file", "test/e2e/empty.env"], {
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const [, url] = await printed(child, READY);
+    return { child, url: url as string };
+  }
+
+  it(
+    "SIGTERM to the npm process alone (what child.kill() sends): nothing of it keeps running",
+    async () => {
+      // npm forwards the signal to `sh -c`, which dies without passing it on to node.
+      const { child, url } = await serve("npm", ["start", "--silent", "--"]);
+      child.kill("SIGTERM");
+      await expectGone(child.pid as number, url);
+    },
+    30_000,
+  );
+
+  it("SIGHUP (a closed terminal) to scripts/start.mjs: workerd stops too", async () => {
+    const { child, url } = await serve(process.execPath, ["scripts/start.mjs"]);
+    child.kill("SIGHUP");
+    await expectGone(child.pid as number, url);
   }, 30_000);
 });
