@@ -7,11 +7,11 @@
 
 import { get } from "node:http";
 import { fileURLToPath } from "node:url";
+import { spawnTracked } from "../../scripts/process_groups.mjs";
 
 /** Starts the probe as a child process; resolves with `{ stop(): Promise<{samples, failures}> }`. */
 export async function startHealthzProbe(url, intervalMs = 50) {
-  const { spawn } = await import("node:child_process");
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), url, intervalMs], {
+  const child = spawnTracked(process.execPath, [fileURLToPath(import.meta.url), url, intervalMs], {
     stdio: ["pipe", "pipe", "inherit"],
   });
   let out = "";

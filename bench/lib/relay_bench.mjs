@@ -7,8 +7,8 @@
 //   2. the load test of `npm start` (bench/load.mjs, lib/relay_load.mjs), and the same load
 //      through the control Worker, passing the body through untouched and reading it in JS.
 
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { spawnTracked } from "../../scripts/process_groups.mjs";
 import { startRelayHost } from "./relay_host.mjs";
 import { runContender } from "./spawn.mjs";
 import { latency, median, round, spread } from "./stats.mjs";
@@ -32,7 +32,10 @@ function runLoad(runner, plan, log) {
     "--json",
   ];
   if (runner === "npm-start") args.push("--heap");
-  const child = spawn(process.execPath, args.map(String), { stdio: ["ignore", "pipe", "pipe"] });
+  // Tracked: a SIGTERM to the benchmark reaches it, and it stops its own relay (its SIGTERM).
+  const child = spawnTracked(process.execPath, args.map(String), {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   child.stdout.setEncoding("utf8").on("data", (s) => stdout += s);
   child.stderr.setEncoding("utf8").on("data", (s) => {

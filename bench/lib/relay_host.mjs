@@ -5,8 +5,8 @@
 // flags, both pointed at the benchmark's loopback upstream. Each has its own workerd process
 // (so its CPU time is its own) and its own inspector port (for profiles and heap snapshots).
 
-import { spawn } from "node:child_process";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { spawnTracked } from "../../scripts/process_groups.mjs";
 import { startRelay } from "../../scripts/start.mjs";
 import { serveControl } from "./control_host.mjs";
 import { listeningPorts, processTree } from "./procfs.mjs";
@@ -29,7 +29,8 @@ function workerdServing(url) {
  */
 export function startRelayHost(upstream, vars = {}) {
   const args = [fileURLToPath(import.meta.url), upstream, JSON.stringify(vars)];
-  const child = spawn(process.execPath, args, {
+  // Tracked: on SIGTERM, Miniflare stops its workerd processes.
+  const child = spawnTracked(process.execPath, args, {
     cwd: ROOT,
     stdio: ["pipe", "pipe", "pipe"],
   });

@@ -1,14 +1,15 @@
 // Runs one contender in a fresh Node process and returns the JSON line it prints.
 
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { spawnTracked } from "../../scripts/process_groups.mjs";
 
 const WORKERS = fileURLToPath(new URL("../workers/", import.meta.url));
 
 /** `node --expose-gc bench/workers/<contender>.mjs <args…>` → parsed JSON (or an error record). */
 export function runContender(contender, args, timeoutMs = 600_000) {
   return new Promise((resolve) => {
-    const child = spawn(
+    // Tracked: stopped with the benchmark (a contender may run for minutes).
+    const child = spawnTracked(
       process.execPath,
       ["--expose-gc", `${WORKERS}${contender}.mjs`, ...args.map(String)],
       { stdio: ["ignore", "pipe", "pipe"] },
@@ -34,7 +35,7 @@ export function runContender(contender, args, timeoutMs = 600_000) {
 /** Starts bench/lib/server.mjs as its own process; resolves with `{ url, stop }`. */
 export function startServerProcess() {
   const file = fileURLToPath(new URL("./server.mjs", import.meta.url));
-  const child = spawn(process.execPath, [file], { stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawnTracked(process.execPath, [file], { stdio: ["pipe", "pipe", "inherit"] });
   return new Promise((resolve, reject) => {
     let out = "";
     child.on("error", reject);
