@@ -45,7 +45,7 @@ export function spawnTracked(command, args, options = {}) {
   listen();
   child.once("exit", () => {
     // A group may outlive its leader (workerd under an `npm start` that died): keep it noted.
-    if (target > 0 || !alive(target)) forget(child);
+    if (target > 0 || !isRunning(target)) forget(child);
   });
   return child;
 }
@@ -79,8 +79,13 @@ function unlisten() {
   for (const signal of SIGNALS) process.off(signal, onSignal);
 }
 
-/** Whether anything still runs at `target` (a pid, or -pgid). */
-function alive(target) {
+/**
+ * Whether anything still runs at `target`: a pid, or -pgid for every process of a group.
+ *
+ * @example
+ * if (!isRunning(-child.pid)) console.log("the whole group has ended");
+ */
+export function isRunning(target) {
   try {
     process.kill(target, 0);
     return true;
@@ -100,11 +105,11 @@ function send(target, signal) {
 /** Polls until none of `targets` runs, or `ms` passed; resolves with those still running. */
 async function gone(targets, ms) {
   const deadline = Date.now() + ms;
-  let left = targets.filter(alive);
+  let left = targets.filter(isRunning);
   while (left.length > 0 && Date.now() < deadline) {
     // No event says "the group is empty" (workerd is not our child): look again shortly.
     await new Promise((resolve) => setTimeout(resolve, 20));
-    left = left.filter(alive);
+    left = left.filter(isRunning);
   }
   return left;
 }
@@ -133,7 +138,7 @@ async function onSignal(signal) {
 }
 
 function onExit() {
-  const targets = [...running.values()].filter(alive);
+  const targets = [...running.values()].filter(isRunning);
   if (targets.length === 0) return;
   for (const target of targets) send(target, "SIGTERM");
   spawn(process.execPath, [SELF, String(GRACE_MS), ...targets.map(String)], {

@@ -23,6 +23,7 @@ import { get } from "node:http";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { isRunning } from "./process_groups.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const WRANGLER = `${ROOT}node_modules/wrangler/bin/wrangler.js`;
@@ -204,16 +205,6 @@ function options(argv) {
   }
 }
 
-/** Whether anything runs at `pid`. */
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error.code === "EPERM";
-  }
-}
-
 /** The parent of process `pid`, where /proc tells (Linux), else null. */
 function parentOf(pid) {
   try {
@@ -235,7 +226,7 @@ function endWithNpm() {
   const shell = process.ppid;
   const npm = parentOf(shell);
   const check = () => {
-    if (process.ppid !== shell || (npm !== null && npm > 1 && !alive(npm))) process.exit(143);
+    if (process.ppid !== shell || (npm !== null && npm > 1 && !isRunning(npm))) process.exit(143);
   };
   setInterval(check, 500).unref();
 }

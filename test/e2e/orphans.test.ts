@@ -10,7 +10,7 @@ import { once } from "node:events";
 import { connect } from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { spawnTracked, stopTracked } from "../../scripts/process_groups.mjs";
+import { isRunning, spawnTracked, stopTracked } from "../../scripts/process_groups.mjs";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const FIXTURE = fileURLToPath(new URL("./fixtures/bench_relay.mjs", import.meta.url));
@@ -21,7 +21,7 @@ const children = new Set<ChildProcess>();
 const groups = new Set<number>();
 afterEach(async () => {
   for (const child of children) await stopTracked(child, { signal: "SIGKILL" });
-  for (const pgid of groups) groupAlive(pgid) && process.kill(-pgid, "SIGKILL");
+  for (const pgid of groups) isRunning(-pgid) && process.kill(-pgid, "SIGKILL");
   children.clear();
   groups.clear();
 });
@@ -31,15 +31,6 @@ function start(command: string, args: string[], options: SpawnOptions): ChildPro
   const child = spawnTracked(command, args, { cwd: ROOT, ...options });
   children.add(child);
   return child;
-}
-
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /** Resolves once `check()` holds, polling (a process group's end has no event to await). */
@@ -90,7 +81,7 @@ async function printed(child: ChildProcess, pattern: RegExp): Promise<RegExpExec
 
 /** Asserts that nothing of group `pgid` runs and nothing answers at `url` any more. */
 async function expectGone(pgid: number, url: string): Promise<void> {
-  await until(() => !groupAlive(pgid), `process group ${pgid} ended`);
+  await until(() => !isRunning(-pgid), `process group ${pgid} ended`);
   expect(await dial(url)).toBe("ECONNREFUSED");
 }
 
