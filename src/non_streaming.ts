@@ -12,7 +12,7 @@ import type { CallControl } from "./call_control.ts";
 import { malformedMessage } from "./error_messages.ts";
 import { APIStatusError, isAPIStatusError, StreamProtocolError } from "./errors.ts";
 import { withAttempts } from "./partial_outcome.ts";
-import type { ProtocolRequest } from "./protocols/protocol.ts";
+import type { Protocol, ProtocolRequest } from "./protocols/protocol.ts";
 import type { CallTarget } from "./retry_loop.ts";
 import { errorInBody, headersToRecord, pickRateLimit } from "./response.ts";
 import { Attempt, type AttemptConsumer, type AttemptSetup } from "./transport.ts";
@@ -50,11 +50,12 @@ export function isStreamingRefused(error: unknown): boolean {
  *
  * @example
  * ```ts
- * if (isStreamingRefused(error)) return await requestWhole(target, control, consumer, attempts + 1, maxBytes);
+ * if (isStreamingRefused(error)) return await requestWhole(target, protocol, control, consumer, attempts + 1, maxBytes);
  * ```
  */
 export async function requestWhole(
   target: CallTarget,
+  protocol: Protocol,
   control: CallControl,
   consumer: AttemptConsumer,
   attempt: number,
@@ -66,7 +67,7 @@ export async function requestWhole(
   const setup: AttemptSetup = {
     fetch: target.fetch,
     request: wholeRequest(target),
-    protocol: target.protocol,
+    protocol,
     timeouts: target.timeouts,
     maxEventBytes: maxBytes,
     attempt,
@@ -79,7 +80,7 @@ export async function requestWhole(
     );
     if (consumer.listening) consumer.push({ type: "open", attempt, status, headers });
     const acc = new Accumulator(consumer.listening ? consumer : null);
-    target.protocol.decodeMessage!(body, acc);
+    protocol.decodeMessage!(body, acc);
     const result = acc.toResult(attempt);
     result.target = target.info;
     result.streamed = false;

@@ -10,7 +10,12 @@ import type { CallControl } from "./call_control.ts";
 import { InterruptedError, isAPIStatusError } from "./errors.ts";
 import { isStreamingRefused, requestWhole } from "./non_streaming.ts";
 import { partialOutcome, withAttempts } from "./partial_outcome.ts";
-import type { Protocol, ProtocolRequest } from "./protocols/protocol.ts";
+import {
+  type LazyProtocol,
+  loadProtocol,
+  type Protocol,
+  type ProtocolRequest,
+} from "./protocols/protocol.ts";
 import type { RetryBudget } from "./retry_budget.ts";
 import { backoffDelay, type BackoffOptions, isRetryable } from "./retry_policy.ts";
 import { sleep } from "./sleep.ts";
@@ -23,7 +28,7 @@ import type { AttemptTimeouts } from "./watchdog.ts";
 /** One upstream to try, with everything resolved. */
 export interface CallTarget {
   info: ResultTarget;
-  protocol: Protocol;
+  protocol: Protocol | LazyProtocol;
   body: Record<string, unknown>;
   request: ProtocolRequest;
   /** Rebuilds the request for another body (continuations). */
@@ -79,12 +84,15 @@ export async function runCall(
       if (attempts === 1) plan.budget?.deposit();
       const acc = stream.acc ?? new Accumulator(consumer.listening ? consumer : null, previous);
       const attempt = new Attempt(control);
+      let protocol: Protocol | undefined;
       try {
+        // Loaded on first use (lazy.ts): failing to load is a ConnectionError, retried like one.
+        protocol = await loadProtocol(target.protocol, control);
         const headers = await attempt.run(
           {
             fetch: target.fetch,
             request: stream.request() ?? request,
-            protocol: target.protocol,
+            protocol,
             timeouts: target.timeouts,
             maxEventBytes: plan.maxEventBytes,
             attempt: attempts,
@@ -125,9 +133,10 @@ export async function runCall(
             request = target.rebuild(target.protocol.continuationBody!(target.body, acc.content));
           }
         } else if (fresh && (!retryable || exhausted)) {
-          if (isStreamingRefused(error) && target.protocol.decodeMessage !== undefined) {
+          if (isStreamingRefused(error) && protocol?.decodeMessage !== undefined) {
             return await requestWhole(
               target,
+              protocol,
               control,
               consumer,
               ++control.attempts,

@@ -131,6 +131,9 @@ export class Attempt implements Cancellable {
     phase: "headers" | "first-event",
     work: (watchdog: Watchdog) => Promise<T>,
   ): Promise<T> {
+    // A stop that came while the attempt waited to begin (for a module, lazy.ts) sends nothing.
+    const stopped = this.#control.stopError;
+    if (stopped !== undefined) throw stopped;
     this.#control.current = this;
     const watchdog = new Watchdog(this, setup.timeouts);
     this.#watchdog = watchdog;

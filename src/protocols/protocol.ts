@@ -6,6 +6,7 @@
  */
 
 import type { Accumulator } from "../accumulator.ts";
+import type { CallControl } from "../call_control.ts";
 import type { ProtocolName } from "../types.ts";
 
 /** What one target needs to build its request (fallback entries already merged in). */
@@ -60,18 +61,10 @@ export interface StreamDecoder {
 }
 
 /**
- * A wire protocol: request shape, stream decoding, error classification.
- *
- * @example
- * ```ts
- * import { PROTOCOLS } from "./registry.ts";
- * const protocol = PROTOCOLS["openai-chat"];
- * ```
+ * How a protocol reads what comes back: the stream, an error object, a whole answer. Loaded
+ * with its protocol (`openai-chat`), or on first use ({@linkcode LazyProtocol}).
  */
-export interface Protocol {
-  readonly name: ProtocolName;
-  /** The streaming request for `target`. */
-  buildRequest(target: RequestTarget): ProtocolRequest;
+export interface ProtocolDecoding {
   /** A fresh decoder for one attempt. */
   createDecoder(acc: Accumulator): StreamDecoder;
   /**
@@ -85,9 +78,59 @@ export interface Protocol {
    * protocol without it simply cannot fall back to a non-streaming request.
    */
   decodeMessage?(message: unknown, acc: Accumulator): void;
+}
+
+/**
+ * How a protocol asks: the streaming request, and the one that continues a cut-off answer.
+ * Small, and in every bundle: `streamChat` builds the request before it returns.
+ */
+export interface ProtocolRequests {
+  readonly name: ProtocolName;
+  /** The streaming request for `target`. */
+  buildRequest(target: RequestTarget): ProtocolRequest;
   /**
    * The request body that asks for the rest of a cut-off text answer, or `undefined` when
    * this protocol cannot continue one.
    */
   continuationBody?(body: Record<string, unknown>, partialText: string): Record<string, unknown>;
+}
+
+/**
+ * A wire protocol: request shape, stream decoding, error classification.
+ *
+ * @example
+ * ```ts
+ * import { PROTOCOLS } from "./registry.ts";
+ * const protocol = PROTOCOLS["openai-chat"];
+ * ```
+ */
+export interface Protocol extends ProtocolRequests, ProtocolDecoding {}
+
+/**
+ * A protocol whose decoding is loaded on first use (`src/lazy.ts`): a bundler that splits code
+ * puts it in a chunk of its own, which an app that never calls this protocol never downloads.
+ *
+ * @example
+ * ```ts
+ * const protocol = await anthropicMessages.load(control); // the whole Protocol
+ * ```
+ */
+export interface LazyProtocol extends ProtocolRequests {
+  /** The whole protocol: at once once loaded; a stop of `control` ends the wait. */
+  load(control: CallControl): Protocol | Promise<Protocol>;
+}
+
+/**
+ * `protocol` with its decoding, loading it if need be (once per process or page).
+ *
+ * @example
+ * ```ts
+ * const decoding = await loadProtocol(target.protocol, control);
+ * ```
+ */
+export function loadProtocol(
+  protocol: Protocol | LazyProtocol,
+  control: CallControl,
+): Protocol | Promise<Protocol> {
+  return "createDecoder" in protocol ? protocol : protocol.load(control);
 }

@@ -8,17 +8,18 @@ import type { ProtocolName } from "../types.ts";
 import { anthropicMessages } from "./anthropic_messages.ts";
 import { openAIChat } from "./openai_chat.ts";
 import { openAIResponses } from "./openai_responses.ts";
-import type { Protocol } from "./protocol.ts";
+import type { LazyProtocol, Protocol } from "./protocol.ts";
 
 /**
- * Every protocol, by name (`streamChat` refuses any other `protocol`).
+ * Every protocol, by name (`streamChat` refuses any other `protocol`). `openai-chat`, what most
+ * calls use, is whole; the others load their decoding on first use (`LazyProtocol`).
  *
  * @example
  * ```ts
  * PROTOCOLS["openai-chat"].name; // "openai-chat"
  * ```
  */
-export const PROTOCOLS: Record<ProtocolName, Protocol> = {
+export const PROTOCOLS: Record<ProtocolName, Protocol | LazyProtocol> = {
   "openai-chat": openAIChat,
   "anthropic-messages": anthropicMessages,
   "openai-responses": openAIResponses,

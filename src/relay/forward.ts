@@ -201,8 +201,9 @@ export function relayChat(
 ): ChatStream {
   const plan = planCall(options);
   for (const target of plan.targets) {
-    if (target.protocol.name === "openai-chat") {
-      target.protocol = forwarding(target.protocol, encoder, tap);
+    const protocol = target.protocol;
+    if (protocol.name === "openai-chat" && "createDecoder" in protocol) {
+      target.protocol = forwarding(protocol, encoder, tap);
     }
   }
   return new ChatStream(plan);

@@ -1,0 +1,64 @@
+/**
+ * Code that only some calls need, loaded on first use: a dynamic `import()` of a literal path,
+ * so a bundler that splits code (esbuild `--splitting`, Vite, Rollup, webpack) puts the module
+ * in a chunk of its own that an app downloads only when a call needs it, while Node, Deno, Bun
+ * and Workers simply import it the first time. See scripts/bundle-size.mjs for what each chunk
+ * weighs.
+ *
+ * @module
+ */
+
+import type { CallControl } from "./call_control.ts";
+import { ConnectionError } from "./errors.ts";
+
+/**
+ * Wraps `load` (a dynamic `import()`): the first call starts it, every call waits for the same
+ * promise — unless the call is stopped first (then its stop error, at once) — and once loaded
+ * the value is returned as is (no promise, nothing allocated). A load that fails (a chunk that
+ * did not download, a broken install) is a `ConnectionError` with the failure as its `cause`,
+ * and the next call tries again.
+ *
+ * @example
+ * ```ts
+ * const decoder = lazy("the anthropic-messages decoder", () => import("./anthropic_decoder.ts"));
+ * const { decoding } = await decoder(control);
+ * ```
+ */
+export function lazy<T>(
+  what: string,
+  load: () => Promise<T>,
+): (control: CallControl) => T | Promise<T> {
+  let loaded: { value: T } | undefined;
+  let loading: Promise<T> | undefined;
+  return (control) => {
+    if (loaded !== undefined) return loaded.value;
+    loading ??= load().then((value) => (loaded = { value }).value, (cause) => {
+      loading = undefined;
+      throw new ConnectionError(
+        `stopstream: ${what} could not be loaded (a chunk of the app that did not download?); ` +
+          "reload the app",
+        { cause },
+      );
+    });
+    return waitFor(loading, control);
+  };
+}
+
+/** `promise`, unless the call is stopped first: then its stop error, in the same turn. */
+function waitFor<T>(promise: Promise<T>, control: CallControl): Promise<T> {
+  return new Promise((resolve, reject) => {
+    if (control.stopError !== undefined) return reject(control.stopError);
+    const wait = { cancel: reject };
+    control.current = wait;
+    const done = (): void => {
+      if (control.current === wait) control.current = undefined;
+    };
+    promise.then((value) => {
+      done();
+      resolve(value);
+    }, (error) => {
+      done();
+      reject(error);
+    });
+  });
+}
