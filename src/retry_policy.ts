@@ -11,6 +11,7 @@ import {
   isUpstreamStreamError,
 } from "./errors.ts";
 import { parseHTTPDate } from "./http_date.ts";
+import { isQuotaExhausted } from "./protocols/upstream_error.ts";
 
 /** Statuses that describe a passing condition: timeout, conflict, rate limit, server trouble. */
 const RETRYABLE_STATUS = new Set([408, 409, 429, 500, 502, 503, 504]);
@@ -42,27 +43,6 @@ export function isRetryable(error: unknown): boolean {
   if (error.status === 429 && isQuotaExhausted(error.body)) return false;
   return RETRYABLE_STATUS.has(error.status) || (error.status >= 520 && error.status <= 529);
 }
-
-/**
- * Whether an error body says the account's quota or spending limit is used up: a 429 that
- * waiting will not fix.
- *
- * @example
- * ```ts
- * isQuotaExhausted({ error: { code: "insufficient_quota" } }); // true
- * ```
- */
-export function isQuotaExhausted(body: unknown): boolean {
-  const error = (body as { error?: unknown } | null)?.error;
-  if (typeof error === "string") return QUOTA.test(error);
-  if (error === null || typeof error !== "object") return false;
-  const { code, type, message } = error as Record<string, unknown>;
-  return code === "insufficient_quota" || type === "insufficient_quota" ||
-    (typeof message === "string" && QUOTA.test(message));
-}
-
-const QUOTA =
-  /insufficient[_ ]quota|exceeded your (current )?quota|spend(ing)? limit|usage limit|credit balance|billing/i;
 
 /** A non-negative decimal number and nothing else: `parseFloat` would read `12abc` as 12. */
 const DELAY = /^\s*\d+(?:\.\d+)?\s*$/;

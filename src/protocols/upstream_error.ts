@@ -6,7 +6,6 @@
  */
 
 import { UpstreamStreamError } from "../errors.ts";
-import { isQuotaExhausted } from "../retry_policy.ts";
 
 /** Error types and codes that mean "try again later". */
 const TRANSIENT_TYPE =
@@ -50,3 +49,24 @@ function firstString(...values: unknown[]): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * Whether an error body says the account's quota or spending limit is used up: a 429 that
+ * waiting will not fix.
+ *
+ * @example
+ * ```ts
+ * isQuotaExhausted({ error: { code: "insufficient_quota" } }); // true
+ * ```
+ */
+export function isQuotaExhausted(body: unknown): boolean {
+  const error = (body as { error?: unknown } | null)?.error;
+  if (typeof error === "string") return QUOTA.test(error);
+  if (error === null || typeof error !== "object") return false;
+  const { code, type, message } = error as Record<string, unknown>;
+  return code === "insufficient_quota" || type === "insufficient_quota" ||
+    (typeof message === "string" && QUOTA.test(message));
+}
+
+const QUOTA =
+  /insufficient[_ ]quota|exceeded your (current )?quota|spend(ing)? limit|usage limit|credit balance|billing/i;
