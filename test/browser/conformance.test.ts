@@ -27,6 +27,7 @@ const PAGE = `<!doctype html>
   import { cases } from "./suite.js";
   const byName = new Map(cases.map((c) => [c.name, c]));
   window.runCase = (name, origin) => byName.get(name).run({ lib, origin });
+  window.lib = lib;
   window.ready = true;
 </script>
 `;
@@ -37,7 +38,10 @@ const TYPES: Record<string, string> = {
   ".map": "application/json",
 };
 
-/** The library as a browser user gets it: one ES module, bundled for `platform: "browser"`. */
+/**
+ * The library as a browser user gets it: ES modules bundled for `platform: "browser"`, the
+ * entry and the chunks it loads on first use.
+ */
 async function buildPage(): Promise<void> {
   await mkdir(outdir, { recursive: true });
   const common = {
@@ -49,7 +53,13 @@ async function buildPage(): Promise<void> {
     sourcemap: true,
     logLevel: "warning",
   } as const;
-  await build({ ...common, entryPoints: ["src/index.ts"], outfile: `${outdir}/stopstream.js` });
+  // Split as an app's bundler splits it: a lazily loaded decoder is a chunk the page fetches.
+  await build({
+    ...common,
+    entryPoints: { stopstream: "src/index.ts" },
+    splitting: true,
+    outdir,
+  });
   // The suite imports the library by type only, so this bundle holds the cases alone.
   await build({
     ...common,
@@ -59,8 +69,12 @@ async function buildPage(): Promise<void> {
   await writeFile(`${outdir}/index.html`, PAGE);
 }
 
+/** Files the page server answers 404 for, as a deployment that lost a chunk would. */
+const missing: RegExp[] = [];
+
 async function serveStatic(request: Request): Promise<Response> {
   const path = new URL(request.url).pathname.replace(/^\/$/, "/index.html");
+  if (missing.some((pattern) => pattern.test(path))) return new Response("gone", { status: 404 });
   const ext = path.slice(path.lastIndexOf("."));
   if (!/^\/[\w.-]+$/.test(path) || TYPES[ext] === undefined) {
     return new Response("not found", { status: 404 });
@@ -110,6 +124,46 @@ describe.skipIf(!hasChromium())("conformance in headless Chromium", () => {
   test("the page and the fault server are on different origins", () => {
     expect(new URL(pageServer.url).origin).not.toBe(new URL(faultServer.url).origin);
     expect(pageErrors).toEqual([]);
+  });
+
+  test("a decoder chunk that fails to download is a ConnectionError with its cause; nothing is sent", async () => {
+    // A fresh page: its own module map, in which no decoder has been loaded yet.
+    const fresh = await browser.newPage();
+    missing.push(/^\/anthropic_decoder-/);
+    try {
+      await fresh.goto(`${pageServer.url}/`);
+      await fresh.waitForFunction(() => (globalThis as { ready?: boolean }).ready === true);
+      const outcome = await fresh.evaluate(async () => {
+        const lib = (globalThis as unknown as { lib: typeof import("../../src/index.ts") }).lib;
+        let requests = 0;
+        const error = await lib.streamChat({
+          baseURL: "https://provider.invalid/v1",
+          protocol: "anthropic-messages",
+          body: { model: "m", max_tokens: 8, messages: [] },
+          fetch: () => {
+            requests++;
+            return Promise.reject(new Error("no request may be sent"));
+          },
+          maxRetries: 1,
+          retry: { initialDelayMs: 1, maxDelayMs: 2 },
+        }).result.then(() => undefined, (e: Error & { attempts?: number }) => e);
+        return {
+          name: error?.name,
+          cause: (error?.cause as Error | undefined)?.name,
+          attempts: error?.attempts,
+          requests,
+        };
+      });
+      expect(outcome).toEqual({
+        name: "ConnectionError",
+        cause: "TypeError",
+        attempts: 2,
+        requests: 0,
+      });
+    } finally {
+      missing.length = 0;
+      await fresh.close();
+    }
   });
 
   for (const c of cases) {

@@ -66,6 +66,21 @@ for await (const event of stream) if (event.type === "text") text += event.text;
 const result = await stream.result;
 if (text === "" || result.content !== text) throw new Error("unexpected stream: " + text);
 
+// Anthropic's decoder is a module of the package loaded on first use: it must be in the
+// tarball and resolve from the installed dist.
+const sse = [
+  ["content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Hi" } }],
+  ["message_delta", { type: "message_delta", delta: { stop_reason: "end_turn" } }],
+  ["message_stop", { type: "message_stop" }],
+].map(([name, data]) => "event: " + name + "\\ndata: " + JSON.stringify(data) + "\\n\\n").join("");
+const anthropic = await core.streamChat({
+  baseURL: "https://provider.invalid/v1",
+  protocol: "anthropic-messages",
+  body: { model: "m", messages: [] },
+  fetch: async () => new Response(sse, { headers: { "content-type": "text/event-stream" } }),
+}).result;
+if (anthropic.content !== "Hi") throw new Error("anthropic-messages: " + anthropic.content);
+
 const aborted = new AbortController();
 aborted.abort();
 const error = await core.streamChat({
