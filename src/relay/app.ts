@@ -62,6 +62,7 @@ export function createRelay(options: RelayOptions = {}): Hono {
     namespace: config.streams,
     ttlMs: config.resumeTtlMs,
     maxBytes: config.maxStreamBytes,
+    maxReaders: config.maxStreamReaders,
     keys: config.keys,
   };
   // Both live as long as the app: on Workers, one per isolate.

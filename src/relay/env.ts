@@ -49,6 +49,8 @@ export interface RelayEnv {
   RESUME_TTL_MS?: string;
   /** The most bytes a resumable stream stores (default 8 MiB). */
   MAX_STREAM_BYTES?: string;
+  /** The most readers a resumable stream serves at once (default 16). */
+  MAX_STREAM_READERS?: string;
   /**
    * Consecutive failed calls (a retryable error each, within 30 s) after which an upstream is
    * skipped for `COOLDOWN_MS` (default 3; 0 turns cooldown off).
@@ -73,7 +75,7 @@ const DEMO_TUNING: Pick<RelayOptions, "timeouts" | "retry"> = {
  * Build {@linkcode RelayOptions} from Worker bindings.
  *
  * @throws {TypeError} naming the binding and what is wrong with it (never its value): a
- * `KEEPALIVE_MS`, `RESUME_TTL_MS`, `MAX_STREAM_BYTES`, `COOLDOWN_FAILURES` or `COOLDOWN_MS`
+ * `KEEPALIVE_MS`, `RESUME_TTL_MS`, `MAX_STREAM_BYTES`, `MAX_STREAM_READERS`, `COOLDOWN_FAILURES` or `COOLDOWN_MS`
  * that is not a whole number (0 allowed for `COOLDOWN_FAILURES` only), a base URL
  * that is not an absolute http(s) URL, an unknown protocol, `FALLBACKS` that is not a JSON array
  * of objects, an entry that carries a key instead of naming its secret, a named secret missing.
@@ -93,6 +95,8 @@ export function relayOptionsFromEnv(env: RelayEnv): RelayOptions {
   if (ttl !== undefined) common.resumeTtlMs = ttl;
   const maxBytes = wholeNumber(env, "MAX_STREAM_BYTES", "bytes");
   if (maxBytes !== undefined) common.maxStreamBytes = maxBytes;
+  const maxReaders = wholeNumber(env, "MAX_STREAM_READERS", "readers");
+  if (maxReaders !== undefined) common.maxStreamReaders = maxReaders;
   const failures = wholeNumber(env, "COOLDOWN_FAILURES", "calls; 0 turns cooldown off", 0);
   if (failures !== undefined) common.cooldownFailures = failures;
   const cooldown = wholeNumber(env, "COOLDOWN_MS", "milliseconds");

@@ -8,7 +8,7 @@ import type { DemoUpstreamOptions } from "../demo/upstream.ts";
 import { createRetryBudget, isRetryBudget, type RetryBudget } from "../retry_budget.ts";
 import { streamChat } from "../stream_chat.ts";
 import type { ProtocolName, RetryOptions, Timeouts } from "../types.ts";
-import { isStreamNamespace, type RelayStreamNamespace } from "./streams/wire.ts";
+import { isStreamNamespace, MAX_READERS, type RelayStreamNamespace } from "./streams/wire.ts";
 
 /**
  * One model provider the relay may call. The first upstream is the primary, the others are
@@ -92,6 +92,11 @@ export interface RelayOptions {
   /** Largest number of bytes a resumable stream stores. Default 8 MiB. */
   maxStreamBytes?: number;
   /**
+   * Most readers a resumable stream serves at once (the creating request's included); one more
+   * gets a 429 (`code: "too_many_readers"`). Default 16.
+   */
+  maxStreamReaders?: number;
+  /**
    * An upstream whose calls failed this many times in a row (with a retryable error, within
    * 30 s) is skipped for `cooldownMs`: calls go straight to the next upstream. Default 3; 0
    * turns cooldown off.
@@ -144,6 +149,7 @@ export interface ResolvedRelayOptions {
   streams: RelayStreamNamespace | undefined;
   resumeTtlMs: number;
   maxStreamBytes: number;
+  maxStreamReaders: number;
   cooldownFailures: number;
   cooldownMs: number;
   retryBudget: RetryBudget | undefined;
@@ -170,7 +176,8 @@ export const PROTOCOLS: readonly ProtocolName[] = [
  * @throws {TypeError} on `streams` that is not a Durable Object namespace, or a
  * `retryBudget` that is neither a budget nor `false`.
  * @throws {RangeError} on a non-positive `keepAliveMs`, `maxBodyBytes`, `resumeTtlMs`,
- * `maxStreamBytes` or `cooldownMs`, a `cooldownFailures` that is not a whole number ≥ 0.
+ * `maxStreamBytes` or `cooldownMs`, a `cooldownFailures` that is not a whole number ≥ 0, a
+ * `maxStreamReaders` that is not one ≥ 1.
  * @throws {TypeError|RangeError} on `maxRetries`, `retry` or `timeouts` that `streamChat` refuses.
  * @example
  * ```ts
@@ -219,6 +226,7 @@ export function resolveRelayOptions(options: RelayOptions): ResolvedRelayOptions
     streams: streamsOf(options.streams),
     resumeTtlMs: positive("resumeTtlMs", options.resumeTtlMs, 10 * 60_000),
     maxStreamBytes: positive("maxStreamBytes", options.maxStreamBytes, 8 * 1024 * 1024),
+    maxStreamReaders: count("maxStreamReaders", options.maxStreamReaders, MAX_READERS, 1),
     cooldownFailures: count("cooldownFailures", options.cooldownFailures, 3),
     cooldownMs: positive("cooldownMs", options.cooldownMs, 30_000),
     retryBudget: budgetOf(options.retryBudget),
@@ -274,10 +282,10 @@ function positive(name: string, value: number | undefined, fallback: number): nu
   return value;
 }
 
-function count(name: string, value: number | undefined, fallback: number): number {
+function count(name: string, value: number | undefined, fallback: number, min = 0): number {
   if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 0) {
-    throw new RangeError(`createRelay: ${name} must be a whole number ≥ 0, got ${value}`);
+  if (!Number.isInteger(value) || value < min) {
+    throw new RangeError(`createRelay: ${name} must be a whole number ≥ ${min}, got ${value}`);
   }
   return value;
 }

@@ -63,6 +63,8 @@ export class EventLog {
   #pendingBytes = 0;
   #pendingFirst = 0;
   #lastFlush = Number.NEGATIVE_INFINITY;
+  /** When a joining reader last forced a write. */
+  #lastForced = Number.NEGATIVE_INFINITY;
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** Settles once everything written so far is visible. */
   #durable: Promise<void> = Promise.resolve();
@@ -155,13 +157,23 @@ export class EventLog {
   /**
    * Calls `wake` whenever a batch becomes visible or the log ends; returns the unsubscribe. A
    * reader who joins gets what waits for the next write, and the next event, at once: a resume
-   * should not wait out the batching window (it costs two writes per reader at most).
+   * should not wait out the batching window. That costs up to two writes, so it is done once
+   * per window at most: readers who join in a burst (a client reconnecting in a loop) cost two
+   * writes per `FLUSH_MS`, however many they are, and the later ones wait one window at most.
    */
   subscribe(wake: () => void): () => void {
     this.#listeners.add(wake);
-    this.#flush(false);
-    this.#lastFlush = Number.NEGATIVE_INFINITY; // and the next event too
+    if (Date.now() - this.#lastForced >= FLUSH_MS) {
+      this.#lastForced = Date.now();
+      this.#flush(false);
+      this.#lastFlush = Number.NEGATIVE_INFINITY; // and the next event too
+    }
     return () => this.#listeners.delete(wake);
+  }
+
+  /** How many readers are attached (subscribed and not yet gone). */
+  get readers(): number {
+    return this.#listeners.size;
   }
 
   /**

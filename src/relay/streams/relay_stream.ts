@@ -23,7 +23,7 @@ import { errorResponse } from "../errors.ts";
 import { SSE_HEADERS } from "../sse_response.ts";
 import { EventLog } from "./event_log.ts";
 import { OUTCOMES_HEADER } from "./outcomes.ts";
-import { readEvents } from "./reader.ts";
+import { readEvents, tooManyReaders } from "./reader.ts";
 import { errorEvent, INTERRUPTED, secretsOf, START_FAILED, StreamRun } from "./stream_run.ts";
 import {
   type StreamMeta,
@@ -31,7 +31,7 @@ import {
   type StreamStorage,
   StreamStore,
 } from "./stream_store.ts";
-import { decodePlan, OWNER_HEADER, type StartPlan, STREAM_ID_HEADER } from "./wire.ts";
+import { decodePlan, MAX_READERS, OWNER_HEADER, type StartPlan, STREAM_ID_HEADER } from "./wire.ts";
 
 /** An alarm this often keeps the object in memory while the upstream call runs. */
 const HEARTBEAT_MS = 30_000;
@@ -81,7 +81,10 @@ export class RelayStream {
     if (pathname === "/start" && request.method === "POST") return await this.#start(request);
     const meta = await this.#find(request.headers.get(OWNER_HEADER) ?? "");
     if (meta === undefined) return streamNotFound();
-    if (pathname === "/events") return this.#follow(meta, Number(searchParams.get("after") ?? 0));
+    if (pathname === "/events") {
+      const readers = Number(searchParams.get("readers")) || MAX_READERS;
+      return this.#follow(meta, Number(searchParams.get("after") ?? 0), readers);
+    }
     if (pathname === "/status") return Response.json(describe(meta, this.#log, this.#store));
     if (pathname === "/cancel" && request.method === "POST") return await this.#cancel(meta);
     return streamNotFound();
@@ -197,7 +200,7 @@ export class RelayStream {
     return meta.owner === "" || sameHash(meta.owner, owner) ? meta : undefined;
   }
 
-  #follow(meta: StreamMeta, after: number): Response {
+  #follow(meta: StreamMeta, after: number, maxReaders: number): Response {
     const log = this.#log ??= EventLog.restore(
       this.#store,
       Number.POSITIVE_INFINITY,
@@ -212,6 +215,7 @@ export class RelayStream {
         code: "invalid_last_event_id",
       });
     }
+    if (log.readers >= maxReaders) return tooManyReaders(maxReaders, meta.keepAlive);
     return new Response(readEvents(log, after, meta.keepAlive), {
       headers: { ...SSE_HEADERS, [STREAM_ID_HEADER]: meta.id },
     });
@@ -269,6 +273,7 @@ function describe(
     events: running ? log?.lastVisible ?? meta.events : meta.events,
     bytes: running ? log?.bytes ?? meta.bytes : meta.bytes,
     storage_writes: running ? store.writes : meta.writes,
+    readers: log?.readers ?? 0,
     created_at: seconds(meta.created),
     ended_at: seconds(meta.ended),
     expires_at: seconds(meta.expires),

@@ -32,13 +32,15 @@ const EVENT_ID = /^(?:0|[1-9]\d{0,14})$/;
  *
  * @example
  * ```ts
- * const config: StreamsConfig = { namespace: env.STREAMS, ttlMs: 600_000, maxBytes: 8 << 20, keys: [] };
+ * const config: StreamsConfig = { namespace: env.STREAMS, ttlMs: 600_000, maxBytes: 8 << 20, maxReaders: 16, keys: [] };
  * ```
  */
 export interface StreamsConfig {
   namespace: RelayStreamNamespace;
   ttlMs: number;
   maxBytes: number;
+  /** The most readers of one stream at once (`maxStreamReaders`). */
+  maxReaders: number;
   /** The relay's client keys: with none, streams have no owner. */
   keys: readonly string[];
 }
@@ -124,7 +126,15 @@ export function streamRoutes(config: StreamsConfig): Hono {
         code: "invalid_last_event_id",
       });
     }
-    return mutable(await callStream(config, id, `/events?after=${after}`, "GET", owner));
+    return mutable(
+      await callStream(
+        config,
+        id,
+        `/events?after=${after}&readers=${config.maxReaders}`,
+        "GET",
+        owner,
+      ),
+    );
   });
   routes.post("/v1/streams/:id/cancel", async (c) => {
     const id = c.req.param("id");

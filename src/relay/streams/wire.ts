@@ -25,6 +25,17 @@ export { STREAM_ID_HEADER } from "../../resume.ts";
 export const OWNER_HEADER = "x-stopstream-owner";
 
 /**
+ * The most readers a stream serves at once unless `maxStreamReaders` says otherwise; also what
+ * the Durable Object assumes when a request does not say (a Worker of an older deploy).
+ *
+ * @example
+ * ```ts
+ * createRelay({ streams: env.STREAMS, maxStreamReaders: MAX_READERS * 2 });
+ * ```
+ */
+export const MAX_READERS = 16;
+
+/**
  * A stream id: 32 lowercase hex digits, 128 random bits.
  *
  * @example
