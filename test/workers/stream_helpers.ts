@@ -11,6 +11,7 @@ import type { Hono } from "hono";
 import { expect, inject } from "vitest";
 import { createRelay } from "../../src/relay/app.ts";
 import type { RelayOptions } from "../../src/relay/options.ts";
+import type { StreamMeta } from "../../src/relay/streams/stream_store.ts";
 import { chatBody, postChat } from "./helpers.ts";
 
 // What fault_server.global.ts provides (that file runs in Node, outside this tsconfig).
@@ -180,4 +181,21 @@ export async function faultStats(
 /** The stub of a stream's Durable Object. */
 export function streamStub(id: string) {
   return env.STREAMS.get(env.STREAMS.idFromName(id));
+}
+
+/** The `stream` row of a stream that has just started, as `RelayStream` writes it. */
+export function runningMeta(id: string, created = Date.now()): StreamMeta {
+  return {
+    id,
+    owner: "",
+    status: "running",
+    created,
+    ended: null,
+    expires: null,
+    ttl: 60_000,
+    keepAlive: 15_000,
+    events: 0,
+    bytes: 0,
+    writes: 0,
+  };
 }

@@ -14,6 +14,7 @@ import {
   follow,
   ids,
   readThenDrop,
+  runningMeta,
   startResumable,
   streamsRelay,
   streamStub,
@@ -229,19 +230,7 @@ describe("a restart of the object in the middle of a stream", () => {
     await runInDurableObject(streamStub(id), async (_, state) => {
       const store = new StreamStore(state.storage);
       const now = Date.now();
-      store.create({
-        id,
-        owner: "",
-        status: "running",
-        created: now,
-        ended: null,
-        expires: null,
-        ttl: 60_000,
-        keepAlive: 15_000,
-        events: 0,
-        bytes: 0,
-        writes: 0,
-      });
+      store.create(runningMeta(id, now));
       let next = 1;
       for (const batch of batches) {
         const first = next;

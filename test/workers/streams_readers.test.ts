@@ -15,6 +15,7 @@ import {
   follow,
   ids,
   readThenDrop,
+  runningMeta,
   startResumable,
   streamsRelay,
   streamStub,
@@ -133,19 +134,7 @@ describe("storage writes", () => {
   it("readers joining in a burst force one early write per batching window, not one each", async () => {
     const writes = await runInDurableObject(streamStub(`flush-${Date.now()}`), (_, state) => {
       const store = new StreamStore(state.storage);
-      store.create({
-        id: "0".repeat(32),
-        owner: "",
-        status: "running",
-        created: Date.now(),
-        ended: null,
-        expires: null,
-        ttl: 60_000,
-        keepAlive: 15_000,
-        events: 0,
-        bytes: 0,
-        writes: 0,
-      });
+      store.create(runningMeta("0".repeat(32)));
       const log = new EventLog(store, 1 << 20, 1);
       log.append('data: {"n":0}\n\n');
       log.flushSoon(); // the first event is written at once
