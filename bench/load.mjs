@@ -39,7 +39,7 @@ function waveLine(w) {
     `CLOSE-WAIT peak ${w.closeWait.peak}, internal connections peak ${w.internalConnections.peak}`,
     `healthz ${h.n} probes: median ${h.median ?? "—"} ms, max ${h.max ?? "—"} ms` +
     (h.failures ? `, ${h.failures} failed` : ""),
-    `relay CPU ${w.relayCpuMs} ms`,
+    `relay CPU ${w.relayCpuMs} ms, driver CPU ${w.driverCpuMs} ms`,
     w.broken.length ? `BROKEN: ${w.broken.join(", ")}` : "ok",
   ].join(" · ");
 }

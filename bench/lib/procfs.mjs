@@ -77,9 +77,12 @@ const TCP_STATES = {
   "0B": "CLOSING",
 };
 
-/** The TCP sockets `pid` holds: `[{ state, localPort, remotePort }]`. */
-export function tcpSockets(pid) {
-  const inodes = socketInodes(pid);
+/**
+ * The machine's TCP table (this network namespace's, IPv4 and IPv6): `[{ state, localPort,
+ * remotePort, inode }]`. One read serves every process looked at in the same instant: the table
+ * is the namespace's, whichever pid's /proc it is read through.
+ */
+export function tcpTable(pid = "self") {
   const out = [];
   for (const table of ["tcp", "tcp6"]) {
     let text = "";
@@ -91,15 +94,21 @@ export function tcpSockets(pid) {
     for (const line of text.trim().split("\n").slice(1)) {
       // f[1] local address:port (hex), f[2] remote, f[3] state, f[9] inode.
       const f = line.trim().split(/\s+/);
-      if (!inodes.has(f[9])) continue;
       out.push({
         state: TCP_STATES[f[3]] ?? f[3],
         localPort: parseInt(f[1].split(":")[1], 16),
         remotePort: parseInt(f[2].split(":")[1], 16),
+        inode: f[9],
       });
     }
   }
   return out;
+}
+
+/** The TCP sockets `pid` holds: `[{ state, localPort, remotePort }]`, from `table` if given. */
+export function tcpSockets(pid, table = tcpTable(pid)) {
+  const inodes = socketInodes(pid);
+  return table.filter((s) => inodes.has(s.inode));
 }
 
 /** TCP ports `pid` listens on. */

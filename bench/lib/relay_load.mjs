@@ -14,7 +14,7 @@ import { createParser } from "eventsource-parser";
 import { heapAfterGCMiB } from "./heap.mjs";
 import { startHealthzProbe } from "./healthz_probe.mjs";
 import { startLoadUpstream } from "./load_upstream.mjs";
-import { fdCount, processCpuMs, processTree, tcpSockets } from "./procfs.mjs";
+import { fdCount, processCpuMs, processTree, tcpSockets, tcpTable } from "./procfs.mjs";
 import { startRelayProcess } from "./relay_process.mjs";
 import { latency, round } from "./stats.mjs";
 
@@ -85,8 +85,9 @@ function relayProcesses(rootPid) {
  * internal connections: sockets one of its processes opened to a port another (or the same) one
  * listens on — a second hop for each request, or a report per chunk to a supervising process.
  */
-function holdings(rootPid) {
-  const tree = relayProcesses(rootPid).map((p) => ({ ...p, sockets: tcpSockets(p.pid) }));
+function holdings(rootPid, tree0 = relayProcesses(rootPid)) {
+  const table = tcpTable();
+  const tree = tree0.map((p) => ({ ...p, sockets: tcpSockets(p.pid, table) }));
   const listening = new Set(
     tree.flatMap((p) => p.sockets.filter((s) => s.state === "LISTEN").map((s) => s.localPort)),
   );
@@ -102,6 +103,12 @@ function holdings(rootPid) {
   }));
   const sum = (key) => processes.reduce((n, p) => n + p[key], 0);
   return { fds: sum("fds"), closeWait: sum("closeWait"), internal: sum("internal"), processes };
+}
+
+/** Open fds of `processes` (the relay's, looked up once), in total and per process. */
+function fdsOf(processes) {
+  const per = processes.map((p) => ({ pid: p.pid, fds: fdCount(p.pid) }));
+  return { fds: per.reduce((n, p) => n + p.fds, 0), processes: per };
 }
 
 function cpuOf(rootPid) {
@@ -159,17 +166,27 @@ async function wave(w, relay, upstream, baseline, opts) {
   const prompts = Array.from({ length: streams }, (_, i) => `load ${w}-${i}`);
   const expected = await Promise.all(prompts.map((p) => upstream.expected(p)));
   const probe = await startHealthzProbe(relay.url);
-  let peak = holdings(relay.pid);
-  let closeWaitPeak = peak.closeWait;
-  let internalPeak = peak.internal;
+  // The sampler shares two cores with the relay and the callers, so it looks cheaply: the
+  // relay's processes once, their fds every 100 ms (a directory listing each), the socket
+  // table (a read of the machine's whole TCP table and of every fd's link) once a second.
+  // Scanning everything every 100 ms took half the driver's CPU, 2 s a wave, and delayed the
+  // health checks it was meant to watch (bench/notes.md).
+  const processes = relayProcesses(relay.pid);
+  const first = holdings(relay.pid, processes);
+  let peak = { fds: first.fds, processes: first.processes };
+  let closeWaitPeak = first.closeWait;
+  let internalPeak = first.internal;
+  let ticks = 0;
   const sampler = setInterval(() => {
-    const now = holdings(relay.pid);
-    if (now.fds > peak.fds) peak = now;
+    const now = ++ticks % 10 === 0 ? holdings(relay.pid, processes) : fdsOf(processes);
+    if (now.fds > peak.fds) peak = { fds: now.fds, processes: now.processes };
+    if (now.closeWait === undefined) return;
     closeWaitPeak = Math.max(closeWaitPeak, now.closeWait);
     internalPeak = Math.max(internalPeak, now.internal);
   }, 100);
   upstream.resetMaxOpen();
   const cpu0 = cpuOf(relay.pid);
+  const driver0 = process.cpuUsage();
   const t0 = performance.now();
   // Long enough for every caller to finish even if the relay were slow, far from a hang.
   const deadlineMs = 10 * words * wordDelayMs + 10_000;
@@ -195,6 +212,7 @@ async function wave(w, relay, upstream, baseline, opts) {
     performance.now() < waitUntil
   ) await sleep(20); // poll the upstream's records
   const cpuMs = Math.round(cpuOf(relay.pid) - cpu0);
+  const driver = process.cpuUsage(driver0);
   const after = await settle(
     relay.pid,
     upstream,
@@ -240,6 +258,8 @@ async function wave(w, relay, upstream, baseline, opts) {
       over100: h.filter((ms) => ms >= LIMITS.healthzMs).length,
     },
     relayCpuMs: cpuMs,
+    // This process: the callers, the upstream and the sampler, on the same two cores.
+    driverCpuMs: Math.round((driver.user + driver.system) / 1000),
     heapAfterGCMiB: heap,
   };
 }
