@@ -142,8 +142,12 @@ class ForwardingDecoder implements StreamDecoder {
         // Not a public event: only the relay, which encodes it, iterates this stream.
         sink.push(this.#batch as unknown as StreamEvent);
       }
+      // More content is likely next: its first bytes need not be a read of their own.
+      if (tap !== undefined) tap.coalesce = true;
       return EVENT_PROGRESS;
     }
+    // What may end the answer is next: no read waits for bytes that might not come.
+    if (tap !== undefined) tap.coalesce = false;
     // Not forwarded: the piece cannot go out as it came, and what the decoder emits now must
     // come after what was forwarded before it.
     if (this.#whole !== undefined) this.#whole.bytes = undefined;

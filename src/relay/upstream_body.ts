@@ -8,6 +8,15 @@
 
 /** The most an upstream event stream is read at once. */
 const READ_BYTES = 64 * 1024;
+/**
+ * What a read at an event's start waits for while {@linkcode PieceTap.coalesce} is set. workerd
+ * hands each chunk of a chunked body over in two reads, the first holding what its 32-byte read
+ * of the chunk's size line took of the data (26–28 bytes for chunks under 64 KiB), and each read
+ * costs the isolate about as much as the relay's whole work on an event (bench/notes.md).
+ * Waiting, in the runtime, for 32 bytes makes it one read; and no event the fast path forwards
+ * is shorter (`data: {"choices":[{"delta":{}}]}` and its blank line are 35 bytes).
+ */
+const MIN_EVENT_BYTES = 32;
 const LF = 10;
 const CR = 13;
 
@@ -16,7 +25,7 @@ const CR = 13;
  *
  * @example
  * ```ts
- * const tap: PieceTap = { seq: 0, bytes: undefined };
+ * const tap: PieceTap = { seq: 0, bytes: undefined, coalesce: false, reads: 0 };
  * ```
  */
 export interface PieceTap {
@@ -24,7 +33,23 @@ export interface PieceTap {
   seq: number;
   /** The piece, when it holds whole events only: it begins and ends where events do. */
   bytes: Uint8Array | undefined;
+  /**
+   * Set by the fast path (forward.ts) while it forwards content, whose events are long: a read
+   * at an event's start then waits for at least 32 bytes or the body's end. Cleared on any other
+   * event, so what ends an answer (a finish reason, usage, `[DONE]`) is never waited on. While it
+   * is set, only an event shorter than 32 bytes followed by silence waits for more: a keep-alive
+   * comment, which is not progress anyway.
+   */
+  coalesce: boolean;
+  /** Counts the reads of the upstream body (the bench reports reads per event). */
+  reads: number;
 }
+
+/** A BYOB read with the `min` option (WHATWG Streams; not in TypeScript's DOM types yet). */
+type ReadAtLeast = (
+  view: Uint8Array,
+  options: { min: number },
+) => Promise<ReadableStreamReadResult<Uint8Array>>;
 
 /**
  * `response` with its event stream read up to 64 KiB at a time and handed on in whole events.
@@ -54,7 +79,8 @@ export interface PieceTap {
  *
  * @example
  * ```ts
- * const response = readInPieces(await fetch(url, init), { seq: 0, bytes: undefined });
+ * const tap: PieceTap = { seq: 0, bytes: undefined, coalesce: false, reads: 0 };
+ * const response = readInPieces(await fetch(url, init), tap);
  * ```
  */
 export function readInPieces(response: Response, tap: PieceTap): Response {
@@ -67,6 +93,7 @@ export function readInPieces(response: Response, tap: PieceTap): Response {
   } catch {
     return response;
   }
+  const readAtLeast = reader.read as unknown as ReadAtLeast;
   let buffer = new ArrayBuffer(READ_BYTES);
   /** Bytes at the start of `buffer` not handed on yet (an event's start). */
   let filled = 0;
@@ -98,7 +125,11 @@ export function readInPieces(response: Response, tap: PieceTap): Response {
   const read = async (): Promise<ReadableStreamReadResult<Uint8Array>> => {
     for (;;) {
       if (ended) return { done: true, value: undefined };
-      const { done, value } = await reader.read(new Uint8Array(buffer, filled));
+      const min = tap.coalesce && filled < MIN_EVENT_BYTES ? MIN_EVENT_BYTES - filled : 1;
+      tap.reads++;
+      const { done, value } = await readAtLeast.call(reader, new Uint8Array(buffer, filled), {
+        min,
+      });
       if (value !== undefined) {
         // A BYOB read transfers the buffer and returns it with the bytes in it.
         buffer = value.buffer as ArrayBuffer;

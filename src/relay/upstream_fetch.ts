@@ -80,7 +80,7 @@ export function createUpstreamFetch(
   base: typeof fetch | undefined,
   demo: InProcessDemo | undefined,
 ): UpstreamFetch {
-  const tap: PieceTap = { seq: 0, bytes: undefined };
+  const tap: PieceTap = { seq: 0, bytes: undefined, coalesce: false, reads: 0 };
   const state = {
     calls: 0,
     tap,

@@ -258,3 +258,77 @@ describe("a piece whose every event is forwarded goes out as its own bytes", () 
     for (const batch of batches) expect(batch.bytes).toBe(batch.text);
   });
 });
+
+describe("while content is forwarded, an event's first bytes are not a read of their own", () => {
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+    `data: ${
+      JSON.stringify({ id: "c1", choices: [{ index: 0, delta, finish_reason: finish }] })
+    }\n\n`;
+  const text = (t: string) => chunk({ content: t });
+  /** `event` as workerd hands over a chunk of a chunked body: its first 28 bytes, then the rest. */
+  const asWorkerd = (event: string) => [event.slice(0, 28), event.slice(28)];
+
+  /** A relayed call whose upstream sends `pieces`, one per pull, then `end`. */
+  function relayed(pieces: string[], end: "close" | "hold" = "close") {
+    const { stream, cancelled } = byteBody(pieces.map((p) => encoder.encode(p)), end);
+    const upstream = createUpstreamFetch(
+      () => Promise.resolve(new Response(stream, { headers: SSE })),
+      undefined,
+    );
+    const chat = relayChat(
+      {
+        baseURL: "https://up.test/v1",
+        body: { model: "m", messages: [] },
+        fetch: upstream.fetch,
+        maxRetries: 0,
+      },
+      new ChunkEncoder("chatcmpl-relay", "m", false),
+      upstream.tap,
+    );
+    return { chat, tap: upstream.tap, cancelled };
+  }
+
+  test("forwarded events split as workerd splits them take one read each", async () => {
+    const words = Array.from({ length: 20 }, (_, i) => text(`word ${i} `));
+    const { chat, tap } = relayed([
+      chunk({ role: "assistant", content: "" }),
+      ...words.flatMap(asWorkerd),
+      chunk({}, "stop"),
+      "data: [DONE]\n\n",
+    ]);
+    let forwarded = "";
+    for await (const event of chat as AsyncIterable<RelayEvent>) {
+      if (event.type === "forwarded") forwarded += event.text;
+    }
+    // The first word is decoded (the answer begins with it) and turns coalescing on for the
+    // second; from then on each word is one read, not two.
+    expect(forwarded).toBe(words.slice(1).join(""));
+    expect(tap.reads).toBeLessThanOrEqual(2 + 2 + 19 + 2 + 1);
+    expect(tap.reads).toBeLessThan(2 * words.length);
+  });
+
+  test("what ends the answer is never waited on: [DONE] arrives though the body stays open", async () => {
+    // A finish reason turns coalescing off, so the 14 bytes of `[DONE]` are handed on as they
+    // come; were the read still waiting for 32 bytes, this call would never end.
+    const { chat, cancelled } = relayed(
+      [
+        chunk({ role: "assistant", content: "" }),
+        text("a"),
+        text("b"),
+        chunk({}, "stop"),
+        "data: [DONE]\n\n",
+      ],
+      "hold",
+    );
+    // Iterated, as the relay does: only then are events forwarded (and coalescing on).
+    let forwarded = "";
+    let finish: string | undefined;
+    for await (const event of chat as AsyncIterable<RelayEvent>) {
+      if (event.type === "forwarded") forwarded += event.text;
+      if (event.type === "finish") finish = event.result.finishReason;
+    }
+    expect(forwarded).toBe(text("b"));
+    expect(finish).toBe("stop");
+    await cancelled; // the body that stayed open is let go
+  });
+});

@@ -6,6 +6,7 @@
 import { inject, it } from "vitest";
 import { expect } from "vitest";
 import { createRelay } from "../../src/relay/app.ts";
+import { type PieceTap, readInPieces } from "../../src/relay/upstream_body.ts";
 import { chatBody, contentOf, parseSSE, postChat } from "./helpers.ts";
 
 const origin = inject("faultOrigin");
@@ -90,4 +91,36 @@ it("a caller who leaves mid-answer cancels the upstream request", async () => {
     cancelled: 1,
     completed: 0,
   });
+});
+
+it("paced content takes one read of the upstream per event while coalescing, two without", async () => {
+  // workerd hands each chunk of a chunked body over in two reads (its first 26-28 bytes, then
+  // the rest); a read that waits for 32 bytes at an event's start makes it one. Each event here
+  // is a chunk of its own, 10 ms apart.
+  const reads: Record<string, number> = {};
+  let events = 0;
+  for (const coalesce of [false, true]) {
+    const url = `${origin}/t/reads-${Date.now()}-${n++}/f/words=20,word-delay=10/v1`;
+    const tap: PieceTap = { seq: 0, bytes: undefined, coalesce, reads: 0 };
+    const response = readInPieces(
+      await fetch(`${url}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(chatBody({ stream: true })),
+      }),
+      tap,
+    );
+    // The body handed on is a reader of pieces (upstream_body.ts), not a ReadableStream.
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    for (let r = await reader.read(); !r.done; r = await reader.read()) {
+      text += decoder.decode(r.value, { stream: true });
+    }
+    events = parseSSE(text).data.length + 1; // and [DONE]
+    reads[String(coalesce)] = tap.reads;
+  }
+  expect(events).toBeGreaterThan(20);
+  expect(reads["true"]).toBeLessThanOrEqual(events + 2); // one a chunk, and the body's end
+  expect(reads["false"]).toBeGreaterThan(reads["true"]! + events / 2);
 });
