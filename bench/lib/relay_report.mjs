@@ -63,6 +63,7 @@ function loadTable(title, load, withHeap) {
       "CLOSE-WAIT peak",
       "GET /healthz: probes, median / p99 / max ms",
       "Worker CPU s",
+      "driver CPU s",
       ...(withHeap ? ["JS heap after full GC MiB"] : []),
     ],
     rows: load.waves.map((w) => {
@@ -79,6 +80,8 @@ function loadTable(title, load, withHeap) {
           h.max >= 100 ? `**${h.max}**` : show(h.max)
         }`,
         String(Math.round(w.relayCpuMs / 100) / 10),
+        // The callers, the upstream and the sampler: one process on the same two cores.
+        w.driverCpuMs === undefined ? "—" : String(Math.round(w.driverCpuMs / 100) / 10),
         ...(withHeap ? [show(w.heapAfterGCMiB)] : []),
       ];
     }),
