@@ -105,6 +105,22 @@ describe.each(WIRES)("$protocol under faults", (wire) => {
     expect(up.count).toBe(1);
   });
 
+  // The README's "no duplicate output": reasoning and a tool call are output too.
+  test.each([
+    ["reasoning", () => wire.reasoning("Let me think")],
+    ["a tool call", () => wire.toolCall("call_1", "get_weather", '{"city":')],
+  ])("a drop after %s alone is not retried: PartialStreamError, one request", async (_, sent) => {
+    const up = upstream(
+      server,
+      BASE,
+      wire,
+      (_n, req) => sseResponse(req, [...wire.start(), sent()], "drop"),
+    );
+    const error = await streamChat(options(wire)).result.catch((e: unknown) => e);
+    expect(isPartialStreamError(error)).toBe(true);
+    expect(up.count).toBe(1);
+  });
+
   test("a drop after content with onPartial 'return' resolves with a partial result", async () => {
     const up = upstream(
       server,
