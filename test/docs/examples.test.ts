@@ -28,6 +28,26 @@ let browser: Browser | undefined;
 
 const usesRelay = (example: Example): boolean => example.source.includes("127.0.0.1:8787");
 
+/**
+ * What examples say they print, in their `// …` comments, as patterns their output must match
+ * (keyed by document and heading): an example whose comment promises output it no longer gives
+ * fails, not only one that throws.
+ */
+const PRINTS: Record<string, RegExp[]> = {
+  "docs/relay.md#Progress comments": [
+    /^: retry attempt=2 delay_ms=\d+ reason=503 t=\d+$/m,
+    /^: retry attempt=3 delay_ms=\d+ reason=429 retry_after_ms=1000 t=\d+$/m,
+    /^: open attempt=3 status=200 t=\d+$/m,
+    /^: upstream index=0 attempts=3$/m,
+  ],
+  "docs/relay.md#Resumable streams": [
+    /read up to event 3, then the connection dropped/,
+    /^id: 4\n[\s\S]*^id: 5\n[\s\S]*^id: 6\n/m,
+    /status: 'cancelled'[\s\S]*cancelled: true/,
+  ],
+};
+const printsOf = (example: Example) => PRINTS[`${example.doc}#${example.heading}`] ?? [];
+
 beforeAll(async () => {
   server = await startNodeServer(upstream.handler);
   if (examples.some(usesRelay)) relay = await startRelay();
@@ -75,6 +95,11 @@ test("every code block of README.md and docs/ is an example that runs, or a list
   // The list of fragments stays short: every other block runs. Before raising this bound,
   // try to make the block a program that runs.
   expect(fragments.length).toBeLessThanOrEqual(8);
+  // Each claim of PRINTS belongs to exactly one Node example.
+  for (const key of Object.keys(PRINTS)) {
+    const owners = examples.filter((e) => e.runtime === "node" && `${e.doc}#${e.heading}` === key);
+    expect(owners.length, `PRINTS["${key}"]`).toBe(1);
+  }
 });
 
 for (const example of examples) {
@@ -87,6 +112,7 @@ for (const example of examples) {
         : await runDenoExample(example.id, prepared(example), LIMIT_MS);
       expect(run.hung || run.code !== 0, describeFailure("the example", run)).toBe(false);
       expectItCalledTheUpstream(example, run);
+      for (const printed of printsOf(example)) expect(run.stdout).toMatch(printed);
     }, LIMIT_MS + 30_000);
   }
 
