@@ -237,6 +237,19 @@ describe("events after the first delta go to the caller as they arrived", () => 
     expect(raw).toContain(events.join("") + `data: ${e("h")}\n\ndata: ${e("i")}\n\n`);
   });
 
+  // docs/relay.md's guarantees: the shape check does not re-parse an event, so one malformed
+  // inside its braces must reach the caller as it came (and fail the caller's parse), never be
+  // dropped on the way.
+  test("an event malformed inside its braces reaches the caller as it came, never dropped", async () => {
+    const malformed = '{"choices":[{"index":0,"delta":{"content":"b"}}],"x":}';
+    const body = role() + sse(rich("a")) + `data: ${malformed}\n\n` + sse(rich("c")) +
+      sse(chunk({}, "stop")) + DONE;
+    const { app } = relay([stream(body)]);
+    const data = dataOf(await (await post(app)).text());
+    expect(data).toContain(malformed);
+    expect(() => JSON.parse(malformed)).toThrow(SyntaxError);
+  });
+
   test("the openai SDK's stream helper assembles the answer", async () => {
     const words = Array.from({ length: 200 }, (_, i) => ` w${i}`);
     const body = role() + words.map((t) => sse(rich(t))).join("") + sse(chunk({}, "stop")) + DONE;
