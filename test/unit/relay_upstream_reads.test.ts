@@ -187,30 +187,37 @@ describe("an upstream event stream is read in large pieces, each ending with an 
   });
 });
 
-describe("a piece whose every event is forwarded goes out as its own bytes", () => {
-  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-    `data: ${
-      JSON.stringify({ id: "c1", choices: [{ index: 0, delta, finish_reason: finish }] })
-    }\n\n`;
-  const text = (t: string) => chunk({ content: t });
+/** An `openai-chat` chunk event with `delta` (and a finish reason). */
+const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+  `data: ${
+    JSON.stringify({ id: "c1", choices: [{ index: 0, delta, finish_reason: finish }] })
+  }\n\n`;
+const text = (t: string) => chunk({ content: t });
 
+/** A relayed call (the fast path on) whose upstream sends `pieces`, one per pull, then `end`. */
+function relayed(pieces: string[], end: "close" | "hold" = "close") {
+  const { stream, cancelled } = byteBody(pieces.map((p) => encoder.encode(p)), end);
+  const upstream = createUpstreamFetch(
+    () => Promise.resolve(new Response(stream, { headers: SSE })),
+    undefined,
+  );
+  const chat = relayChat(
+    {
+      baseURL: "https://up.test/v1",
+      body: { model: "m", messages: [] },
+      fetch: upstream.fetch,
+      maxRetries: 0,
+    },
+    new ChunkEncoder("chatcmpl-relay", "m", false),
+    upstream.tap,
+  );
+  return { chat, tap: upstream.tap, cancelled };
+}
+
+describe("a piece whose every event is forwarded goes out as its own bytes", () => {
   /** The forwarded batches of a relayed call whose upstream sends `pieces`, one per read. */
   async function batchesOf(pieces: string[]) {
-    const { stream } = byteBody(pieces.map((p) => encoder.encode(p)));
-    const upstream = createUpstreamFetch(
-      () => Promise.resolve(new Response(stream, { headers: SSE })),
-      undefined,
-    );
-    const chat = relayChat(
-      {
-        baseURL: "https://up.test/v1",
-        body: { model: "m", messages: [] },
-        fetch: upstream.fetch,
-        maxRetries: 0,
-      },
-      new ChunkEncoder("chatcmpl-relay", "m", false),
-      upstream.tap,
-    );
+    const { chat } = relayed(pieces);
     const batches: Array<{ text: string; bytes: string | undefined }> = [];
     for await (const event of chat as AsyncIterable<RelayEvent>) {
       if (event.type !== "forwarded") continue;
@@ -260,33 +267,8 @@ describe("a piece whose every event is forwarded goes out as its own bytes", () 
 });
 
 describe("while content is forwarded, an event's first bytes are not a read of their own", () => {
-  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-    `data: ${
-      JSON.stringify({ id: "c1", choices: [{ index: 0, delta, finish_reason: finish }] })
-    }\n\n`;
-  const text = (t: string) => chunk({ content: t });
   /** `event` as workerd hands over a chunk of a chunked body: its first 28 bytes, then the rest. */
   const asWorkerd = (event: string) => [event.slice(0, 28), event.slice(28)];
-
-  /** A relayed call whose upstream sends `pieces`, one per pull, then `end`. */
-  function relayed(pieces: string[], end: "close" | "hold" = "close") {
-    const { stream, cancelled } = byteBody(pieces.map((p) => encoder.encode(p)), end);
-    const upstream = createUpstreamFetch(
-      () => Promise.resolve(new Response(stream, { headers: SSE })),
-      undefined,
-    );
-    const chat = relayChat(
-      {
-        baseURL: "https://up.test/v1",
-        body: { model: "m", messages: [] },
-        fetch: upstream.fetch,
-        maxRetries: 0,
-      },
-      new ChunkEncoder("chatcmpl-relay", "m", false),
-      upstream.tap,
-    );
-    return { chat, tap: upstream.tap, cancelled };
-  }
 
   test("forwarded events split as workerd splits them take one read each", async () => {
     const words = Array.from({ length: 20 }, (_, i) => text(`word ${i} `));
