@@ -5,8 +5,11 @@
  * The same body in workerd, from a real socket: test/workers/forward.test.ts.
  */
 
+import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
+import { streamChat } from "../../src/index.ts";
+import { EXPECTED } from "../recorded/expected.ts";
 import { ChunkEncoder, type RelayEvent } from "../../src/relay/chunks.ts";
 import { relayChat } from "../../src/relay/forward.ts";
 import { createUpstreamFetch } from "../../src/relay/upstream_fetch.ts";
@@ -313,4 +316,46 @@ describe("while content is forwarded, an event's first bytes are not a read of t
     expect(finish).toBe("stop");
     await cancelled; // the body that stayed open is let go
   });
+});
+
+describe("real provider streams through the coalescing reads (test/recorded/, SOURCES.md)", () => {
+  const root = new URL("../recorded/", import.meta.url);
+  const chats = Object.entries(EXPECTED)
+    .filter(([, e]) => e.protocol === "openai-chat" && e.error === undefined)
+    .map(([name]) => name);
+
+  test.each(chats)(
+    "%s, every event split as workerd splits a chunk, the body left open after it: the same answer, and the call ends",
+    async (name) => {
+      const recorded = readFileSync(new URL(name, root), "utf8");
+      const direct = await streamChat({
+        baseURL: "https://up.test/v1",
+        body: { model: "m", messages: [] },
+        maxRetries: 0,
+        fetch: () =>
+          Promise.resolve(
+            new Response(recorded, { headers: { "content-type": SSE["content-type"] } }),
+          ),
+      }).result;
+      // One piece per event as a provider writes them, each handed over in workerd's two reads;
+      // then the body stays open, as a server that keeps the connection after its last event.
+      const pieces = recorded.split(/(?<=\n\n)/).flatMap((event) =>
+        event.length > 28 ? [event.slice(0, 28), event.slice(28)] : [event]
+      );
+      const { chat } = relayed(pieces, "hold");
+      let content = "";
+      let finish: string | undefined;
+      for await (const event of chat as AsyncIterable<RelayEvent>) {
+        if (event.type === "text") content += event.text;
+        if (event.type === "finish") finish = event.result.finishReason;
+        if (event.type !== "forwarded") continue;
+        for (const line of event.text.split("\n")) {
+          if (!line.startsWith("data: ")) continue;
+          content += JSON.parse(line.slice(6)).choices?.[0]?.delta?.content ?? "";
+        }
+      }
+      expect(content).toBe(direct.content);
+      expect(finish).toBe(direct.finishReason);
+    },
+  );
 });
