@@ -69,4 +69,11 @@ export function runRelayLoad(lib: LoadLib, options?: {
   log?: (wave: LoadWave) => void;
 }): Promise<LoadResult>;
 
+/** The deltas after which a disconnecting caller may go (`first` + 0 … `window` - 1). */
+export function dropWindow(
+  words: number,
+  wordDelayMs: number,
+  rampMs: number,
+): { first: number; window: number };
+
 export function judgeWave(wave: LoadWave, first?: LoadWave): string[];

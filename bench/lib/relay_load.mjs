@@ -191,14 +191,14 @@ async function wave(w, relay, upstream, baseline, opts) {
   // Long enough for every caller to finish even if the relay were slow, far from a hang.
   const deadlineMs = 10 * words * wordDelayMs + 10_000;
   // Every fifth caller goes away mid-answer, once every caller has arrived (all `streams` are
-  // open at once): after a quarter to three quarters of the rest of the answer.
-  const arrived = Math.ceil(rampMs / wordDelayMs);
-  const spread = Math.max(1, Math.floor((words - arrived) / 2));
+  // open at once), and early enough that its upstream would still be sending when the 2 s run
+  // out: an upstream that finishes its answer before then proves nothing either way (in earlier
+  // runs, with under 0.75 s of answer left, two finished 138 and 273 ms after their caller
+  // left and could not be judged against 2 s).
+  const { first: dropFirst, window } = dropWindow(words, wordDelayMs, rampMs);
   const results = await Promise.all(prompts.map(async (prompt, i) => {
     await sleep((i * rampMs) / streams);
-    const dropAfter = i % 5 === 0
-      ? arrived + Math.floor(spread / 2) + ((i * 7 + w * 13) % spread)
-      : Infinity;
+    const dropAfter = i % 5 === 0 ? dropFirst + ((i * 7 + w * 13) % window) : Infinity;
     return caller(relay.url, prompt, dropAfter, deadlineMs);
   }));
   const durationMs = Math.round(performance.now() - t0);
@@ -289,6 +289,20 @@ export function judgeWave(w, first) {
 }
 
 /**
+ * The deltas after which a disconnecting caller may go: from the first after every caller has
+ * arrived to the last that leaves the upstream more than the cancel allowance (plus half a
+ * second) still to send. Throws for an answer too short to leave room.
+ */
+export function dropWindow(words, wordDelayMs, rampMs) {
+  const first = Math.ceil(rampMs / wordDelayMs) + 1;
+  const last = words - Math.ceil((LIMITS.cancelMs + 500) / wordDelayMs);
+  if (last - first < 9) {
+    throw new RangeError(`${words} words of ${wordDelayMs} ms leave no room to disconnect`);
+  }
+  return { first, window: last - first + 1 };
+}
+
+/**
  * Runs the load test: starts the demo upstream and the relay (`runner`, see relay_process.mjs),
  * one warm-up stream, then `waves` waves; resolves with the per-wave results.
  */
@@ -296,7 +310,7 @@ export async function runRelayLoad(lib, {
   runner = "npm-start",
   streams = 300,
   waves = 3,
-  words = 60,
+  words = 160,
   wordDelayMs = 25,
   rampMs = 500,
   heap = false,

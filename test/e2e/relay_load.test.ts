@@ -5,7 +5,7 @@
  * disconnecting mid-answer.
  */
 import { describe, expect, it } from "vitest";
-import { runRelayLoad } from "../../bench/lib/relay_load.mjs";
+import { dropWindow, runRelayLoad } from "../../bench/lib/relay_load.mjs";
 import { toWebRequest, writeWebResponse } from "../../src/cli/serve.ts";
 import { createDemoUpstream } from "../../src/demo/upstream.ts";
 
@@ -18,7 +18,9 @@ describe.skipIf(process.platform !== "linux")("npm start under load", () => {
   it(
     "30 streams × 3 waves, 6 disconnecting: exact answers, upstreams cut within 2 s, fds back, healthz answering, no hop inside the relay",
     async () => {
-      const result = await runRelayLoad(lib, { streams: 30, waves: 3, words: 40, rampMs: 300 });
+      // 130 words of 25 ms: every disconnect leaves the upstream at least 2.5 s still to send,
+      // so a cut that took longer than 2 s shows as one (not as an answer that ended anyway).
+      const result = await runRelayLoad(lib, { streams: 30, waves: 3, words: 130, rampMs: 300 });
       for (const wave of result.waves) {
         const where = `wave ${wave.wave}: ${JSON.stringify(wave)}`;
         expect(wave.maxConcurrent, where).toBe(30);
@@ -36,4 +38,13 @@ describe.skipIf(process.platform !== "linux")("npm start under load", () => {
     },
     120_000,
   );
+});
+
+describe("the load test's disconnects", () => {
+  it("leave the upstream more than the 2 s allowance to send, or the test refuses to run", () => {
+    const { first, window } = dropWindow(130, 25, 300);
+    expect(first).toBe(13); // after the 12 deltas it takes every caller to arrive
+    expect((130 - (first + window - 1)) * 25).toBeGreaterThanOrEqual(2_500);
+    expect(() => dropWindow(60, 25, 500)).toThrow(RangeError);
+  });
 });
