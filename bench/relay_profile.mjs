@@ -2,11 +2,13 @@
 // self time by function and by source file, each native call (a stream read, an enqueue)
 // charged to the JS function that made it, bundle positions mapped back to src/.
 //
-//   npm run build && node bench/relay_profile.mjs [--workload stream|paced] [--worker relay|control]
+//   npm run build && node bench/relay_profile.mjs [--workload stream|paced|short] [--worker relay|control]
 //                                                 [--resumable]
 //
 //   stream  one 100k-delta stream (--n), written by the upstream in 64 KiB slices: many events
 //           per read — the bench's throughput case;
+//   short   --n requests one after another, each a 6-delta answer written at once — the time to
+//           first delta case (per-request work);
 //   paced   200 concurrent streams (--streams) of 100 deltas, one every 10 ms: one event per
 //           read — the load test's case.
 // --resumable sends `x-stopstream-resumable: true` (the relay's resumable path, its Durable
@@ -56,6 +58,10 @@ try {
   if (workload === "stream") {
     await read(`tp.openai.${n}.1`);
     events = n + 4;
+  } else if (workload === "short") {
+    // One request at a time, as the time-to-first-delta benchmark makes them.
+    for (let i = 0; i < n; i++) await read("short");
+    events = n * 10;
   } else {
     await Promise.all(Array.from({ length: streams }, (_, i) => read(`slow.profile-${i}`)));
     events = streams * 103;
