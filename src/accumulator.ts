@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ChatResult, FinishReason, StreamEvent, ToolCall, Usage } from "./types.ts";
+import type { ChatResult, FinishReason, StreamEvent, ToolCall, Usage } from "./chat_result.ts";
 
 /** Where events go when the caller iterates. */
 export interface EventSink {

@@ -7,10 +7,10 @@
 
 import { CallControl, noop } from "./call_control.ts";
 import { interruptedMessage } from "./error_messages.ts";
-import { InterruptedError, TimeoutError } from "./errors.ts";
+import { InterruptedError, TimeoutError } from "./error_classes.ts";
 import { type CallPlan, runCall } from "./retry_loop.ts";
 import type { AttemptConsumer } from "./transport.ts";
-import type { ChatResult, StreamEvent } from "./types.ts";
+import type { ChatResult, StreamEvent } from "./chat_result.ts";
 
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 

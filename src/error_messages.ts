@@ -1,12 +1,12 @@
 /**
  * The wording of stopstream's errors: one sentence each, for a person, saying what happened and
  * what to do, with one `stopstream:` prefix and no chain of causes (that stays in `cause`).
- * Pure string building; `errors.ts` holds the classes and their fields.
+ * Pure string building; `error_classes.ts` holds the classes and their fields.
  *
  * @module
  */
 
-import type { RedirectReason, TimeoutPhase } from "./errors.ts";
+import type { RedirectReason, TimeoutPhase } from "./error_classes.ts";
 
 /** What fired, by phase: `#` stands for the limit in ms, and each names the option that sets it. */
 const TIMEOUT_TEXT: Record<TimeoutPhase, string> = {

@@ -12,6 +12,14 @@ export {
   APIStatusError,
   ConnectionError,
   InterruptedError,
+  PartialStreamError,
+  RedirectError,
+  StopstreamError,
+  StreamProtocolError,
+  TimeoutError,
+  UpstreamStreamError,
+} from "./error_classes.ts";
+export {
   isAPIStatusError,
   isConnectionError,
   isInterruptedError,
@@ -21,31 +29,27 @@ export {
   isStreamProtocolError,
   isTimeoutError,
   isUpstreamStreamError,
-  PartialStreamError,
-  RedirectError,
-  StopstreamError,
-  StreamProtocolError,
-  TimeoutError,
-  UpstreamStreamError,
-} from "./errors.ts";
-export type { RedirectReason, TimeoutPhase } from "./errors.ts";
+} from "./error_guards.ts";
+export type { RedirectReason, TimeoutPhase } from "./error_classes.ts";
+export type {
+  PartialPolicy,
+  ProtocolName,
+  RetryOptions,
+  StreamChatOptions,
+  Timeouts,
+} from "./chat_options.ts";
 export type {
   AssistantMessage,
   ChatOutput,
   ChatResult,
   Citation,
   FinishReason,
-  PartialPolicy,
-  ProtocolName,
   ReasoningDetail,
   ResultTarget,
-  RetryOptions,
-  StreamChatOptions,
   StreamEvent,
-  Timeouts,
   ToolCall,
   Usage,
-} from "./types.ts";
+} from "./chat_result.ts";
 export type {
   OpenAIChatChunk,
   OpenAIContentPart,

@@ -9,7 +9,7 @@
  */
 
 import type { CallControl } from "./call_control.ts";
-import { ConnectionError } from "./errors.ts";
+import { ConnectionError } from "./error_classes.ts";
 
 /**
  * Wraps `load` (a dynamic `import()`): the first call starts it, every call waits for the same

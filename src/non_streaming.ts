@@ -10,13 +10,14 @@
 import { Accumulator } from "./accumulator.ts";
 import type { CallControl } from "./call_control.ts";
 import { malformedMessage } from "./error_messages.ts";
-import { APIStatusError, isAPIStatusError, StreamProtocolError } from "./errors.ts";
+import { APIStatusError, StreamProtocolError } from "./error_classes.ts";
+import { isAPIStatusError } from "./error_guards.ts";
 import { withAttempts } from "./partial_outcome.ts";
 import type { Protocol, ProtocolRequest } from "./protocols/protocol.ts";
 import type { CallTarget } from "./retry_loop.ts";
 import { errorInBody, headersToRecord, pickRateLimit } from "./response.ts";
 import { Attempt, type AttemptConsumer, type AttemptSetup } from "./transport.ts";
-import type { ChatResult } from "./types.ts";
+import type { ChatResult } from "./chat_result.ts";
 import type { Watchdog } from "./watchdog.ts";
 import { readText } from "./whole_body.ts";
 

@@ -6,9 +6,9 @@
  */
 
 import type { Accumulator } from "./accumulator.ts";
-import { PartialStreamError } from "./errors.ts";
+import { PartialStreamError } from "./error_classes.ts";
 import type { CallPlan, CallTarget } from "./retry_loop.ts";
-import type { ChatResult } from "./types.ts";
+import type { ChatResult } from "./chat_result.ts";
 
 /**
  * `"return"` resolves with what arrived; `"throw"` (and an impossible continue) rejects. Either

@@ -9,7 +9,7 @@
  */
 
 import { noop } from "./call_control.ts";
-import { RedirectError } from "./errors.ts";
+import { RedirectError } from "./error_classes.ts";
 
 /** Most redirects followed for one request. */
 const MAX_REDIRECTS = 5;

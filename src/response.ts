@@ -5,7 +5,7 @@
  * @module
  */
 
-import { APIStatusError } from "./errors.ts";
+import { APIStatusError } from "./error_classes.ts";
 import type { Protocol } from "./protocols/protocol.ts";
 
 /**

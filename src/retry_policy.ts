@@ -9,7 +9,7 @@ import {
   isConnectionError,
   isTimeoutError,
   isUpstreamStreamError,
-} from "./errors.ts";
+} from "./error_guards.ts";
 import { parseHTTPDate } from "./http_date.ts";
 import { isQuotaExhausted } from "./protocols/upstream_error.ts";
 

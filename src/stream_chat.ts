@@ -11,7 +11,7 @@ import { joinURL } from "./protocols/request.ts";
 import { isRetryBudget, type RetryBudget } from "./retry_budget.ts";
 import type { CallPlan, CallTarget } from "./retry_loop.ts";
 import type { BackoffOptions } from "./retry_policy.ts";
-import type { PartialPolicy, RetryOptions, StreamChatOptions, Timeouts } from "./types.ts";
+import type { PartialPolicy, RetryOptions, StreamChatOptions, Timeouts } from "./chat_options.ts";
 import type { AttemptTimeouts } from "./watchdog.ts";
 
 const POLICIES: readonly unknown[] = ["throw", "return", "continue", "retry"];
@@ -39,7 +39,7 @@ const optional = (test: (value: unknown) => boolean, words: string): Rule => [
 
 /**
  * Every option: what its value must be and its default (option_keys.ts walks it). `satisfies`
- * makes a new option in `types.ts` a compile error here.
+ * makes a new option in `chat_options.ts` a compile error here.
  */
 const OPTIONS = {
   baseURL: [(value) => typeof value === "string" && isURL(value), "an absolute URL"],

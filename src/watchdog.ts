@@ -8,7 +8,7 @@
  */
 
 import type { Cancellable } from "./call_control.ts";
-import { TimeoutError, type TimeoutPhase } from "./errors.ts";
+import { TimeoutError, type TimeoutPhase } from "./error_classes.ts";
 
 /** Longest delay `setTimeout` accepts; larger values fire at once, so they mean "no limit". */
 const MAX_TIMER_MS = 2_147_483_647;

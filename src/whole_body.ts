@@ -8,7 +8,7 @@
 
 import { noop } from "./call_control.ts";
 import { CONNECTION_LOST, oversizedMessage } from "./error_messages.ts";
-import { ConnectionError, StreamProtocolError } from "./errors.ts";
+import { ConnectionError, StreamProtocolError } from "./error_classes.ts";
 import { parseOr } from "./protocols/output.ts";
 import type { Attempt } from "./transport.ts";
 import type { Watchdog } from "./watchdog.ts";

@@ -7,7 +7,7 @@
 
 import { parseArgs } from "node:util";
 import { closestName } from "../option_keys.ts";
-import type { ProtocolName } from "../types.ts";
+import type { ProtocolName } from "../chat_options.ts";
 
 /** The wire protocols the `--protocol` flag accepts. */
 export const PROTOCOL_NAMES: readonly ProtocolName[] = [

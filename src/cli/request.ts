@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { ProtocolName } from "../types.ts";
+import type { ProtocolName } from "../chat_options.ts";
 
 /** Where each protocol's official API lives, and which variable holds its key by default. */
 const DEFAULTS: Record<ProtocolName, { baseURL: string; keyEnv: string }> = {

@@ -19,7 +19,7 @@ import {
 import { upstreamError } from "./upstream_error.ts";
 import { errorEventPayload, type EventData, parseEventData } from "./event_data.ts";
 import { AnthropicOutput } from "./anthropic_output.ts";
-import { StreamProtocolError } from "../errors.ts";
+import { StreamProtocolError } from "../error_classes.ts";
 
 /**
  * The documented stop reasons that are not `stop`. `end_turn`, `stop_sequence`, `pause_turn` (a

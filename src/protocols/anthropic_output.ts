@@ -12,7 +12,7 @@
  */
 
 import type { Accumulator, OutputAssembler } from "../accumulator.ts";
-import type { ChatResult, Citation, ReasoningDetail } from "../types.ts";
+import type { ChatResult, Citation, ReasoningDetail } from "../chat_result.ts";
 import type { EventData } from "./event_data.ts";
 import { citation, mergeDelta, parseOr } from "./output.ts";
 

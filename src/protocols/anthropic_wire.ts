@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Usage } from "../types.ts";
+import type { Usage } from "../chat_result.ts";
 import { usage } from "./usage.ts";
 
 /** Usage as Anthropic reports it (`message_start.message.usage`, `message_delta.usage`). */

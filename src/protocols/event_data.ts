@@ -6,7 +6,7 @@
  */
 
 import { malformedMessage } from "../error_messages.ts";
-import { StreamProtocolError } from "../errors.ts";
+import { StreamProtocolError } from "../error_classes.ts";
 
 /**
  * A parsed event, read field by field without trusting the types: providers add fields and

@@ -7,7 +7,7 @@
  */
 
 import type { Accumulator } from "../accumulator.ts";
-import type { Usage } from "../types.ts";
+import type { Usage } from "../chat_result.ts";
 import {
   EVENT_PROGRESS,
   EVENT_TERMINAL,

@@ -9,7 +9,7 @@
  */
 
 import type { Accumulator, OutputAssembler } from "../accumulator.ts";
-import type { AssistantMessage, ChatResult, Citation } from "../types.ts";
+import type { AssistantMessage, ChatResult, Citation } from "../chat_result.ts";
 import type { EventData } from "./event_data.ts";
 import { citation } from "./output.ts";
 

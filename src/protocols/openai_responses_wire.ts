@@ -7,8 +7,8 @@
  * @module
  */
 
-import type { UpstreamStreamError } from "../errors.ts";
-import type { Usage } from "../types.ts";
+import type { UpstreamStreamError } from "../error_classes.ts";
+import type { Usage } from "../chat_result.ts";
 import type { EventData } from "./event_data.ts";
 import { upstreamError } from "./upstream_error.ts";
 import { usage } from "./usage.ts";

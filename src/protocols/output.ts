@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { Citation } from "../types.ts";
+import type { Citation } from "../chat_result.ts";
 import type { EventData } from "./event_data.ts";
 
 /**

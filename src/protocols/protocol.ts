@@ -7,7 +7,7 @@
 
 import type { Accumulator } from "../accumulator.ts";
 import type { CallControl } from "../call_control.ts";
-import type { ProtocolName } from "../types.ts";
+import type { ProtocolName } from "../chat_options.ts";
 
 /** What one target needs to build its request (fallback entries already merged in). */
 export interface RequestTarget {

@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { ProtocolName } from "../types.ts";
+import type { ProtocolName } from "../chat_options.ts";
 import { anthropicMessages } from "./anthropic_messages.ts";
 import { openAIChat } from "./openai_chat.ts";
 import { openAIResponses } from "./openai_responses.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { UpstreamStreamError } from "../errors.ts";
+import { UpstreamStreamError } from "../error_classes.ts";
 
 /** Error types and codes that mean "try again later". */
 const TRANSIENT_TYPE =

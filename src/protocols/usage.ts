@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { Usage } from "../types.ts";
+import type { Usage } from "../chat_result.ts";
 
 /**
  * Builds a {@linkcode Usage}: `totalTokens` defaults to input + output, and the optional

@@ -9,7 +9,7 @@ import { Hono } from "hono";
 import { cors } from "hono/cors";
 import { createDemoUpstream, DEMO_FAULT_HEADER } from "../demo/upstream.ts";
 import { streamChat } from "../stream_chat.ts";
-import type { StreamChatOptions } from "../types.ts";
+import type { StreamChatOptions } from "../chat_options.ts";
 import { createKeyCheck } from "./auth.ts";
 import { callerDrop } from "./caller_drop.ts";
 import { abortOnDisconnect } from "./caller_signal.ts";

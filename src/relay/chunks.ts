@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ChatResult, Citation, StreamEvent, Usage } from "../types.ts";
+import type { ChatResult, Citation, StreamEvent, Usage } from "../chat_result.ts";
 
 /**
  * The SSE event that ends a successful OpenAI stream.

@@ -17,7 +17,7 @@
  * @module
  */
 
-import { isInterruptedError, isPartialStreamError } from "../errors.ts";
+import { isInterruptedError, isPartialStreamError } from "../error_guards.ts";
 import { isRetryable } from "../retry_policy.ts";
 
 /** Consecutive failures count only within this span (from the first of them). */

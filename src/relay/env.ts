@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { ProtocolName } from "../types.ts";
+import type { ProtocolName } from "../chat_options.ts";
 import { isHttpURL, PROTOCOLS, type RelayOptions, type RelayUpstream } from "./options.ts";
 import { isStreamNamespace } from "./streams/wire.ts";
 

@@ -4,8 +4,8 @@
  * @module
  */
 
+import type { APIStatusError, RedirectReason, TimeoutPhase } from "../error_classes.ts";
 import {
-  type APIStatusError,
   isAPIStatusError,
   isConnectionError,
   isInterruptedError,
@@ -14,9 +14,7 @@ import {
   isStreamProtocolError,
   isTimeoutError,
   isUpstreamStreamError,
-  type RedirectReason,
-  type TimeoutPhase,
-} from "../errors.ts";
+} from "../error_guards.ts";
 import { quoted } from "../error_messages.ts";
 import { excerpt, redact, redactMasked } from "../redact.ts";
 import { retryAfterMs } from "../retry_policy.ts";

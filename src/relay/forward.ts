@@ -36,7 +36,8 @@ import {
   type StreamDecoder,
 } from "../protocols/protocol.ts";
 import { planCall } from "../stream_chat.ts";
-import type { StreamChatOptions, StreamEvent } from "../types.ts";
+import type { StreamChatOptions } from "../chat_options.ts";
+import type { StreamEvent } from "../chat_result.ts";
 import type { ChunkEncoder, ForwardedEvents } from "./chunks.ts";
 import type { PieceTap } from "./upstream_body.ts";
 

@@ -7,7 +7,7 @@
 import type { DemoUpstreamOptions } from "../demo/upstream.ts";
 import { createRetryBudget, isRetryBudget, type RetryBudget } from "../retry_budget.ts";
 import { streamChat } from "../stream_chat.ts";
-import type { ProtocolName, RetryOptions, Timeouts } from "../types.ts";
+import type { ProtocolName, RetryOptions, Timeouts } from "../chat_options.ts";
 import { isStreamNamespace, MAX_READERS, type RelayStreamNamespace } from "./streams/wire.ts";
 
 /**

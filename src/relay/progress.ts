@@ -20,7 +20,7 @@
  * @module
  */
 
-import { isAPIStatusError, isTimeoutError } from "../errors.ts";
+import { isAPIStatusError, isTimeoutError } from "../error_guards.ts";
 import { retryAfterMs } from "../retry_policy.ts";
 import { ChunkEncoder, type RelayEvent } from "./chunks.ts";
 

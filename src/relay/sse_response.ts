@@ -13,7 +13,7 @@
  */
 
 import type { ChatStream } from "../chat_stream.ts";
-import { isInterruptedError } from "../errors.ts";
+import { isInterruptedError } from "../error_guards.ts";
 import { type ChunkEncoder, DONE_EVENT, type RelayEvent } from "./chunks.ts";
 import { COMMIT, commitTiming, raceCommit } from "./commit.ts";
 import { describeFailure, errorBody, errorResponse } from "./errors.ts";

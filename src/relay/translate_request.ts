@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ProtocolName } from "../types.ts";
+import type { ProtocolName } from "../chat_options.ts";
 
 type Json = Record<string, unknown>;
 

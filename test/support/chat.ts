@@ -7,7 +7,8 @@
 
 import { expect } from "vitest";
 import { streamChat } from "../../src/stream_chat.ts";
-import type { StreamChatOptions, StreamEvent } from "../../src/types.ts";
+import type { StreamChatOptions } from "../../src/chat_options.ts";
+import type { StreamEvent } from "../../src/chat_result.ts";
 import { BASE_URL, type Reply, sseReply } from "./msw.ts";
 import { collect, openAIText } from "./sse.ts";
 

@@ -19,7 +19,7 @@
  * @module
  */
 
-import type { ChatResult, StreamEvent } from "../../src/types.ts";
+import type { ChatResult, StreamEvent } from "../../src/chat_result.ts";
 import { type NodeServer, type ServedRequest, startNodeServer } from "./node_server.ts";
 
 const encoder = new TextEncoder();

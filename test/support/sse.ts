@@ -6,7 +6,7 @@
  */
 
 import type { ChatStream } from "../../src/chat_stream.ts";
-import type { ChatResult, StreamEvent } from "../../src/types.ts";
+import type { ChatResult, StreamEvent } from "../../src/chat_result.ts";
 
 const encoder = new TextEncoder();
 

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { InterruptedError, isInterruptedError } from "../../src/errors.ts";
+import { InterruptedError } from "../../src/error_classes.ts";
+import { isInterruptedError } from "../../src/error_guards.ts";
 import { streamChat } from "../../src/stream_chat.ts";
 import {
   after,

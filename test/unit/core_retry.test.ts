@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { APIStatusError, ConnectionError } from "../../src/errors.ts";
+import { APIStatusError, ConnectionError } from "../../src/error_classes.ts";
 import { streamChat } from "../../src/stream_chat.ts";
 import { jsonReply, networkError, type Reply, textReply, useMockUpstream } from "../support/msw.ts";
 import { collect, ofType } from "../support/sse.ts";

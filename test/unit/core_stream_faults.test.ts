@@ -1,5 +1,9 @@
 import { describe, expect, test } from "vitest";
-import { ConnectionError, PartialStreamError, UpstreamStreamError } from "../../src/errors.ts";
+import {
+  ConnectionError,
+  PartialStreamError,
+  UpstreamStreamError,
+} from "../../src/error_classes.ts";
 import { CONNECTION_LOST } from "../../src/error_messages.ts";
 import { streamChat } from "../../src/stream_chat.ts";
 import { jsonReply, sseReply, useMockUpstream } from "../support/msw.ts";

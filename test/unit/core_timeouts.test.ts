@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { PartialStreamError, TimeoutError } from "../../src/errors.ts";
+import { PartialStreamError, TimeoutError } from "../../src/error_classes.ts";
 import { streamChat } from "../../src/stream_chat.ts";
 import { networkError, noAnswer, sseReply, useMockUpstream } from "../support/msw.ts";
 import { chunk, collect, DONE, ofType, PING, sse, type Step } from "../support/sse.ts";

@@ -18,7 +18,7 @@ import {
 } from "../../src/index.ts";
 import { CONNECTION_LOST } from "../../src/error_messages.ts";
 import { describeFailure } from "../../src/relay/errors.ts";
-import type { ChatResult } from "../../src/types.ts";
+import type { ChatResult } from "../../src/chat_result.ts";
 import { jsonReply, networkError, sseReply, textReply, useMockUpstream } from "../support/msw.ts";
 import { chunk, sse } from "../support/sse.ts";
 import { options, rejection } from "../support/chat.ts";

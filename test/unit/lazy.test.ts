@@ -8,7 +8,8 @@
 import { describe, expect, test } from "vitest";
 import { CallControl } from "../../src/call_control.ts";
 import { ChatStream } from "../../src/chat_stream.ts";
-import { InterruptedError, isConnectionError, isInterruptedError } from "../../src/errors.ts";
+import { InterruptedError } from "../../src/error_classes.ts";
+import { isConnectionError, isInterruptedError } from "../../src/error_guards.ts";
 import { lazy } from "../../src/lazy.ts";
 import { anthropicMessages } from "../../src/protocols/anthropic_messages.ts";
 import type { Protocol } from "../../src/protocols/protocol.ts";

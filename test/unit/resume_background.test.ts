@@ -4,9 +4,9 @@ import {
   PartialStreamError,
   StreamProtocolError,
   TimeoutError,
-} from "../../src/errors.ts";
+} from "../../src/error_classes.ts";
 import { streamChat } from "../../src/stream_chat.ts";
-import type { StreamChatOptions } from "../../src/types.ts";
+import type { StreamChatOptions } from "../../src/chat_options.ts";
 import {
   answerEvents,
   answerOf,

@@ -1,14 +1,14 @@
 import { afterEach, describe, expect, test } from "vitest";
 import {
   ConnectionError,
-  isPartialStreamError,
   PartialStreamError,
   StreamProtocolError,
   TimeoutError,
   UpstreamStreamError,
-} from "../../src/errors.ts";
+} from "../../src/error_classes.ts";
+import { isPartialStreamError } from "../../src/error_guards.ts";
 import { streamChat } from "../../src/stream_chat.ts";
-import type { StreamChatOptions } from "../../src/types.ts";
+import type { StreamChatOptions } from "../../src/chat_options.ts";
 import {
   answerEvents,
   answerOf,

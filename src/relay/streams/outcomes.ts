@@ -12,7 +12,7 @@
  * @module
  */
 
-import { isAPIStatusError } from "../../errors.ts";
+import { isAPIStatusError } from "../../error_guards.ts";
 import type { RelayEvent } from "../chunks.ts";
 import { type Outcome, outcomeOf } from "../cooldown.ts";
 

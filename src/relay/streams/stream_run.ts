@@ -9,7 +9,7 @@
 
 import type { ChatStream } from "../../chat_stream.ts";
 import { createDemoUpstream } from "../../demo/upstream.ts";
-import type { StreamChatOptions } from "../../types.ts";
+import type { StreamChatOptions } from "../../chat_options.ts";
 import { type ChunkEncoder, DONE_EVENT, type RelayEvent } from "../chunks.ts";
 import { commitTiming } from "../commit.ts";
 import { describeFailure, errorBody, type RelayFailure } from "../errors.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { StreamChatOptions } from "../../types.ts";
+import type { StreamChatOptions } from "../../chat_options.ts";
 
 /**
  * The request header that asks for a resumable stream (value `true`).
