@@ -15,7 +15,7 @@ import { callerDrop } from "./caller_drop.ts";
 import { abortOnDisconnect } from "./caller_signal.ts";
 import { toChatCompletion } from "./chunks.ts";
 import { UpstreamCooldowns } from "./cooldown.ts";
-import { errorResponse, type RelayFailure } from "./errors.ts";
+import { errorResponse, type RelayFailure } from "./error_response.ts";
 import { relayChat } from "./forward.ts";
 import { jsonResponse } from "./json_response.ts";
 import { type RelayOptions, type ResolvedUpstream, resolveRelayOptions } from "./options.ts";

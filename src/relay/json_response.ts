@@ -10,7 +10,8 @@
  */
 
 import { COMMIT, commitTiming, raceCommit } from "./commit.ts";
-import { describeFailure, errorBody, errorResponse } from "./errors.ts";
+import { describeFailure } from "./describe_failure.ts";
+import { errorBody, errorResponse } from "./error_response.ts";
 
 /**
  * One relayed non-streaming call, ready to be turned into a response.

@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { RelayFailure } from "./errors.ts";
+import type { RelayFailure } from "./error_response.ts";
 
 /**
  * A request body that passed validation: a JSON object with a `messages` array.

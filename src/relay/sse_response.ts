@@ -16,7 +16,8 @@ import type { ChatStream } from "../chat_stream.ts";
 import { isInterruptedError } from "../error_guards.ts";
 import { type ChunkEncoder, DONE_EVENT, type RelayEvent } from "./chunks.ts";
 import { COMMIT, commitTiming, raceCommit } from "./commit.ts";
-import { describeFailure, errorBody, errorResponse } from "./errors.ts";
+import { describeFailure } from "./describe_failure.ts";
+import { errorBody, errorResponse } from "./error_response.ts";
 import { AnswerLabel } from "./progress.ts";
 
 /**

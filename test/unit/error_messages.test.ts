@@ -17,7 +17,7 @@ import {
   UpstreamStreamError,
 } from "../../src/index.ts";
 import { CONNECTION_LOST } from "../../src/error_messages.ts";
-import { describeFailure } from "../../src/relay/errors.ts";
+import { describeFailure } from "../../src/relay/describe_failure.ts";
 import type { ChatResult } from "../../src/chat_result.ts";
 import { jsonReply, networkError, sseReply, textReply, useMockUpstream } from "../support/msw.ts";
 import { chunk, sse } from "../support/sse.ts";

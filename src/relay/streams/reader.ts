@@ -14,7 +14,7 @@
  * @module
  */
 
-import { errorResponse, type RelayFailure } from "../errors.ts";
+import { errorResponse, type RelayFailure } from "../error_response.ts";
 import { KEEP_ALIVE } from "../sse_response.ts";
 import type { EventLog } from "./event_log.ts";
 

@@ -19,7 +19,7 @@
  */
 
 import { redact } from "../../redact.ts";
-import { errorResponse } from "../errors.ts";
+import { errorResponse } from "../error_response.ts";
 import { SSE_HEADERS } from "../sse_response.ts";
 import { EventLog } from "./event_log.ts";
 import { OUTCOMES_HEADER } from "./outcomes.ts";

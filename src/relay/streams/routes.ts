@@ -10,7 +10,7 @@
 import { Hono } from "hono";
 import { bearerKey, sha256 } from "../auth.ts";
 import type { Outcome } from "../cooldown.ts";
-import { errorResponse } from "../errors.ts";
+import { errorResponse } from "../error_response.ts";
 import { OUTCOMES_HEADER, parseOutcomes } from "./outcomes.ts";
 import { streamNotFound } from "./relay_stream.ts";
 import {

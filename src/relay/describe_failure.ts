@@ -1,5 +1,7 @@
 /**
- * OpenAI-shaped error bodies, and how the relay maps stopstream's typed errors onto them.
+ * How the relay maps stopstream's typed errors onto OpenAI-shaped error bodies
+ * ({@linkcode RelayFailure}): status, type, code and a message that says what to do, with no
+ * key in it; what callers do not get goes to the log, redacted.
  *
  * @module
  */
@@ -18,51 +20,7 @@ import {
 import { quoted } from "../error_messages.ts";
 import { excerpt, redact, redactMasked } from "../redact.ts";
 import { retryAfterMs } from "../retry_policy.ts";
-
-/**
- * The `error` object of OpenAI's error shape, plus the HTTP status it is sent with.
- *
- * @example
- * ```ts
- * const failure: RelayFailure = { status: 400, message: "bad", type: "invalid_request_error", code: null };
- * ```
- */
-export interface RelayFailure {
-  status: number;
-  message: string;
-  type: string;
-  code: string | null;
-  /** Response headers that go with it (a passed-on 429's `retry-after`). */
-  headers?: Record<string, string>;
-}
-
-/**
- * A JSON error response in OpenAI's shape: `{"error": {"message", "type", "code"}}`.
- *
- * @example
- * ```ts
- * errorResponse({ status: 404, message: "Not found", type: "invalid_request_error", code: "not_found" });
- * ```
- */
-export function errorResponse(failure: RelayFailure, headers?: HeadersInit): Response {
-  const all = new Headers(headers);
-  for (const [name, value] of Object.entries(failure.headers ?? {})) all.set(name, value);
-  return Response.json(errorBody(failure), { status: failure.status, headers: all });
-}
-
-/**
- * The body of an OpenAI-style error, as sent in a JSON response or an SSE `data:` event.
- *
- * @example
- * ```ts
- * JSON.stringify(errorBody(failure)); // '{"error":{"message":…,"type":…,"param":null,"code":…}}'
- * ```
- */
-export function errorBody(failure: RelayFailure): { error: Record<string, unknown> } {
-  return {
-    error: { message: failure.message, type: failure.type, param: null, code: failure.code },
-  };
-}
+import type { RelayFailure } from "./error_response.ts";
 
 /** Longest upstream error text passed on; redacted before it is cut. */
 const MAX_MESSAGE = 500;
