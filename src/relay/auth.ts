@@ -1,5 +1,6 @@
 /**
- * Client key checks for the relay, in constant time.
+ * Client key checks for the relay, in constant time: the bearer key against the accepted
+ * keys, and a resumable stream's owner hash against the caller's.
  *
  * @module
  */
@@ -30,10 +31,23 @@ export function createKeyCheck(
     if (key === undefined) return false;
     const given = await sha256(key);
     digests ??= Promise.all(accepted.map(sha256));
-    let found = 0;
-    for (const digest of await digests) found |= equal(given, digest) ? 1 : 0;
-    return found === 1;
+    return matchesAny(given, await digests);
   };
+}
+
+/**
+ * Whether `digest` is one of `accepted`. Every one is compared, byte by byte, whichever
+ * matches: the time does not tell which key matched, nor how far a wrong one matched.
+ *
+ * @example
+ * ```ts
+ * matchesAny(await sha256("relay-key-2"), [await sha256("relay-key-1"), await sha256("relay-key-2")]); // true
+ * ```
+ */
+export function matchesAny(digest: Uint8Array, accepted: readonly Uint8Array[]): boolean {
+  let found = 0;
+  for (const candidate of accepted) found |= sameBytes(digest, candidate) ? 1 : 0;
+  return found === 1;
 }
 
 /**
@@ -60,8 +74,32 @@ export async function sha256(text: string): Promise<Uint8Array> {
   return new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
 }
 
-function equal(a: Uint8Array, b: Uint8Array): boolean {
+/**
+ * Whether `a` and `b` hold the same bytes, in time independent of where they differ: every
+ * byte of `a` is compared with `b`'s, with no early exit.
+ *
+ * @example
+ * ```ts
+ * sameBytes(await sha256("relay-key-1"), await sha256("relay-key-1")); // true
+ * ```
+ */
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   let difference = a.length ^ b.length;
   for (let i = 0; i < a.length; i++) difference |= (a[i] as number) ^ (b[i] as number);
+  return difference === 0;
+}
+
+/**
+ * Whether two key hashes as text (a resumable stream's owner, hex) are equal, in time
+ * independent of where they differ: {@linkcode sameBytes} for UTF-16 code units.
+ *
+ * @example
+ * ```ts
+ * sameHash(stored.owner, request.headers.get(OWNER_HEADER) ?? ""); // true for its owner only
+ * ```
+ */
+export function sameHash(a: string, b: string): boolean {
+  let difference = a.length ^ b.length;
+  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
   return difference === 0;
 }

@@ -15,7 +15,8 @@
  * @module
  */
 
-import { eventEnd, eventStart, idLineBytes, writeIdLine } from "./event_bytes.ts";
+import { eventStart } from "./event_bytes.ts";
+import { PendingBatch } from "./pending_batch.ts";
 import type { Batch, StreamStore } from "./stream_store.ts";
 
 /** How long events wait for company before they are written (and sent) together. */
@@ -26,7 +27,6 @@ const MAX_BATCH = 64 * 1024;
 const RECENT = 8;
 /** Progress comments kept at most (a few hundred retries' worth); later ones are not kept. */
 const MAX_NOTES = 16 * 1024;
-const encoder = new TextEncoder();
 
 /**
  * The numbered, stored events of one stream.
@@ -53,15 +53,8 @@ export class EventLog {
   notes = "";
   #store: StreamStore;
   #maxBytes: number;
-  /** The next event id. */
-  #next: number;
-  /**
-   * The next batch, encoded as events come (UTF-8 is what is stored and sent; no large string
-   * is ever built or converted), and its first event id.
-   */
-  #pending = new Uint8Array(2 * MAX_BATCH);
-  #pendingBytes = 0;
-  #pendingFirst = 0;
+  /** The next batch, numbered and encoded as events come; it knows the next event id. */
+  #batch: PendingBatch;
   #lastFlush = Number.NEGATIVE_INFINITY;
   /** When a joining reader last forced a write. */
   #lastForced = Number.NEGATIVE_INFINITY;
@@ -82,7 +75,7 @@ export class EventLog {
   constructor(store: StreamStore, maxBytes: number, next: number) {
     this.#store = store;
     this.#maxBytes = maxBytes;
-    this.#next = next;
+    this.#batch = new PendingBatch(next, 2 * MAX_BATCH);
   }
 
   /** The log of a stream stored earlier (by this object before a restart, or a finished one). */
@@ -100,15 +93,16 @@ export class EventLog {
    * Returns `false`, and keeps nothing, when they would take the stream past its byte limit.
    */
   append(text: string): boolean {
-    const { count, size } = this.#encode(text);
+    const { count, size } = this.#batch.encode(text);
     return this.#take(count, size);
   }
 
   /** Takes encoded events into the batch, within the byte limit; a full batch is written. */
   #take(count: number, size: number): boolean {
-    if (this.bytes + this.#pendingBytes + size > this.#maxBytes) return false;
-    this.#queue(count, size);
-    if (this.#pendingBytes >= MAX_BATCH) this.#flush(false);
+    const pending = this.#batch;
+    if (this.bytes + pending.bytes + size > this.#maxBytes) return false;
+    pending.queue(count, size);
+    if (pending.bytes >= MAX_BATCH) this.#flush(false);
     return true;
   }
 
@@ -117,7 +111,7 @@ export class EventLog {
    * upstream's body, as the relay would frame it): their bytes are stored, never encoded again.
    */
   appendBytes(bytes: Uint8Array): boolean {
-    const { count, size } = this.#encodeBytes(bytes);
+    const { count, size } = this.#batch.encodeBytes(bytes);
     return this.#take(count, size);
   }
 
@@ -126,7 +120,9 @@ export class EventLog {
    * first event: a reader who resumes after an event gets events only.
    */
   note(text: string): void {
-    if (text === "" || this.#next !== 1 || this.notes.length + text.length > MAX_NOTES) return;
+    if (text === "" || this.#batch.next !== 1 || this.notes.length + text.length > MAX_NOTES) {
+      return;
+    }
     this.notes += text;
     for (const wake of [...this.#listeners]) wake();
   }
@@ -137,7 +133,7 @@ export class EventLog {
    * network chunk's events go out together.
    */
   flushSoon(): void {
-    if (this.#pendingBytes === 0 || this.#timer !== undefined) return;
+    if (this.#batch.bytes === 0 || this.#timer !== undefined) return;
     const wait = this.#lastFlush + FLUSH_MS - Date.now();
     if (wait <= 0) this.#flush(false);
     else this.#timer = setTimeout(() => this.#flush(false), wait);
@@ -148,8 +144,8 @@ export class EventLog {
    * everything at once and resolves when readers can see it.
    */
   close(text: string): Promise<void> {
-    const { count, size } = this.#encode(text);
-    this.#queue(count, size);
+    const { count, size } = this.#batch.encode(text);
+    this.#batch.queue(count, size);
     this.#flush(true);
     return this.#durable;
   }
@@ -222,91 +218,19 @@ export class EventLog {
     for (const wake of [...this.#listeners]) wake();
   }
 
-  /**
-   * Encodes the events of `text`, each after its `id:` line, behind the pending bytes without
-   * taking them into the batch yet ({@linkcode EventLog.#queue} does): returns how many events
-   * and bytes. A forwarded batch holds many events: the text is encoded in one call, after room
-   * for their id lines, and {@linkcode EventLog.#number} moves each event behind its id line.
-   * No string is built or sliced per event.
-   */
-  #encode(text: string): { count: number; size: number } {
-    // Usually one event (a delta), or a forwarded batch of many; the room their id lines take.
-    let count = 0;
-    let idBytes = 0;
-    for (let start = 0; start < text.length; count++) {
-      const end = text.indexOf("\n\n", start);
-      start = end < 0 ? text.length : end + 2;
-      idBytes += idLineBytes(this.#next + count);
-    }
-    // Room for the worst case: 3 bytes per UTF-16 unit.
-    const base = this.#room(idBytes, text.length * 3);
-    const end = base + encoder.encodeInto(text, this.#pending.subarray(base)).written;
-    return { count, size: this.#number(base, end) };
-  }
-
-  /** {@linkcode EventLog.#encode} for events already UTF-8: copied once, never decoded. */
-  #encodeBytes(bytes: Uint8Array): { count: number; size: number } {
-    let count = 0;
-    let idBytes = 0;
-    for (let from = 0; from < bytes.length; count++) {
-      from = eventEnd(bytes, from, bytes.length);
-      idBytes += idLineBytes(this.#next + count);
-    }
-    const base = this.#room(idBytes, bytes.length);
-    this.#pending.set(bytes, base);
-    return { count, size: this.#number(base, base + bytes.length) };
-  }
-
-  /**
-   * Makes room behind the pending bytes for `idBytes` of id lines and then `eventBytes` of
-   * events; returns where the events go (after the room for their id lines).
-   */
-  #room(idBytes: number, eventBytes: number): number {
-    const needed = this.#pendingBytes + idBytes + eventBytes;
-    if (needed > this.#pending.length) {
-      const bigger = new Uint8Array(Math.max(needed, 2 * this.#pending.length));
-      bigger.set(this.#pending.subarray(0, this.#pendingBytes));
-      this.#pending = bigger;
-    }
-    return this.#pendingBytes + idBytes;
-  }
-
-  /**
-   * Writes each event of the UTF-8 at `from`…`end` behind its id line (digit by digit), from
-   * the pending bytes on, moving the event down in place; returns the bytes written. A move
-   * never reaches bytes still to move: the id lines written so far fit in the room left.
-   */
-  #number(from: number, end: number): number {
-    const buffer = this.#pending;
-    let at = this.#pendingBytes;
-    for (let id = this.#next; from < end; id++) {
-      at = writeIdLine(buffer, at, id);
-      const stop = eventEnd(buffer, from, end);
-      buffer.copyWithin(at, from, stop);
-      at += stop - from;
-      from = stop;
-    }
-    return at - this.#pendingBytes;
-  }
-
-  #queue(count: number, size: number): void {
-    if (this.#pendingBytes === 0) this.#pendingFirst = this.#next;
-    this.#pendingBytes += size;
-    this.#next += count;
-  }
-
   #flush(final: boolean): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#pendingBytes === 0) return;
-    const last = this.#next - 1;
-    const data = this.#pending.slice(0, this.#pendingBytes);
-    const batch = { first: this.#pendingFirst, last, data };
+    const pending = this.#batch;
+    if (pending.bytes === 0) return;
+    const last = pending.next - 1;
+    const data = pending.copy();
+    const batch = { first: pending.first, last, data };
     this.#store.append(batch);
     // The oldest goes (a reader that far behind reads storage): memory stays a few batches.
     if (this.#recent.push(batch) > RECENT) this.#recent.shift();
     this.bytes += data.byteLength;
-    this.#pendingBytes = 0;
+    pending.clear();
     this.#lastFlush = Date.now();
     this.#unsynced = { last, final };
     this.#durable = this.#syncing ??= this.#sync();

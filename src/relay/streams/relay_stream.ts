@@ -19,6 +19,7 @@
  */
 
 import { redact } from "../../redact.ts";
+import { sameHash } from "../auth.ts";
 import { errorResponse } from "../error_response.ts";
 import { SSE_HEADERS } from "../sse_response.ts";
 import { EventLog } from "./event_log.ts";
@@ -31,7 +32,14 @@ import {
   type StreamStorage,
   StreamStore,
 } from "./stream_store.ts";
-import { decodePlan, MAX_READERS, OWNER_HEADER, type StartPlan, STREAM_ID_HEADER } from "./wire.ts";
+import {
+  decodePlan,
+  MAX_READERS,
+  OWNER_HEADER,
+  type StartPlan,
+  STREAM_ID_HEADER,
+  streamNotFound,
+} from "./wire.ts";
 
 /** An alarm this often keeps the object in memory while the upstream call runs. */
 const HEARTBEAT_MS = 30_000;
@@ -278,29 +286,4 @@ function describe(
     ended_at: seconds(meta.ended),
     expires_at: seconds(meta.expires),
   };
-}
-
-/**
- * The answer for an unknown, expired or foreign stream id: the same for all three, so ids
- * cannot be probed.
- *
- * @example
- * ```ts
- * if (!STREAM_ID.test(id)) return streamNotFound();
- * ```
- */
-export function streamNotFound(): Response {
-  return errorResponse({
-    status: 404,
-    message: "No such stream: the id is unknown, or the stream has expired.",
-    type: "invalid_request_error",
-    code: "stream_not_found",
-  });
-}
-
-/** Compares two key hashes in time independent of where they differ. */
-function sameHash(a: string, b: string): boolean {
-  let difference = a.length ^ b.length;
-  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return difference === 0;
 }

@@ -12,7 +12,6 @@ import { bearerKey, sha256 } from "../auth.ts";
 import type { Outcome } from "../cooldown.ts";
 import { errorResponse } from "../error_response.ts";
 import { OUTCOMES_HEADER, parseOutcomes } from "./outcomes.ts";
-import { streamNotFound } from "./relay_stream.ts";
 import {
   encodePlan,
   newStreamId,
@@ -21,6 +20,7 @@ import {
   RESUMABLE_HEADER,
   type StartPlan,
   STREAM_ID,
+  streamNotFound,
   toHex,
 } from "./wire.ts";
 

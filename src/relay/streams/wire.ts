@@ -1,12 +1,14 @@
 /**
  * What the relay's Worker side and its `RelayStream` Durable Object agree on: header names,
- * the stream id, the plan a stream starts from, and the slice of the Durable Object API the
- * relay uses (declared here, so nothing imports `cloudflare:workers`).
+ * the stream id and the answer when there is no such stream, the plan a stream starts from, and
+ * the slice of the Durable Object API the relay uses (declared here, so nothing imports
+ * `cloudflare:workers`).
  *
  * @module
  */
 
 import type { StreamChatOptions } from "../../chat_options.ts";
+import { errorResponse } from "../error_response.ts";
 
 /**
  * The request header that asks for a resumable stream (value `true`).
@@ -198,4 +200,22 @@ export interface RelayStreamNamespace {
 export function isStreamNamespace(value: unknown): value is RelayStreamNamespace {
   const candidate = value as Partial<RelayStreamNamespace> | null | undefined;
   return typeof candidate?.idFromName === "function" && typeof candidate.get === "function";
+}
+
+/**
+ * The answer for an unknown, expired or foreign stream id: the same for all three, so ids
+ * cannot be probed.
+ *
+ * @example
+ * ```ts
+ * if (!STREAM_ID.test(id)) return streamNotFound();
+ * ```
+ */
+export function streamNotFound(): Response {
+  return errorResponse({
+    status: 404,
+    message: "No such stream: the id is unknown, or the stream has expired.",
+    type: "invalid_request_error",
+    code: "stream_not_found",
+  });
 }
