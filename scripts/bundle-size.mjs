@@ -45,9 +45,10 @@ export const CORE_GZIP_LIMIT = 15_000;
  * Responses API's decoders loaded on first use -2,041 (an Anthropic app then loads 18,113 B in
  * all, the whole core in every file 20,294 B; the second file the entry shares with the
  * decoders costs about 400 B of gzip that one file would not), isQuotaExhausted moved out of
- * retry_policy.ts so that file stays in the entry's own -81: 15,987 B.
+ * retry_policy.ts so that file stays in the entry's own -81: 15,987 B. 16,000 → 15,950: the
+ * split of errors.ts and types.ts into modules of one concept each -46: 15,941 B.
  */
-export const CORE_GZIP_RATCHET = 16_000;
+export const CORE_GZIP_RATCHET = 15_950;
 
 /**
  * What is measured. `entry` is a file of this repository; `package` an installed npm package,

@@ -25,12 +25,8 @@
 import type { EventSourceMessage } from "eventsource-parser";
 import type { Accumulator } from "./accumulator.ts";
 import { type CallControl, type Cancellable, noop } from "./call_control.ts";
-import {
-  isAPIStatusError,
-  isInterruptedError,
-  isUpstreamStreamError,
-  StreamProtocolError,
-} from "./errors.ts";
+import { StreamProtocolError } from "./error_classes.ts";
+import { isAPIStatusError, isInterruptedError, isUpstreamStreamError } from "./error_guards.ts";
 import { parseOr } from "./protocols/output.ts";
 import { joinURL } from "./protocols/request.ts";
 import { fetchFollowing } from "./redirects.ts";

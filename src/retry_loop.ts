@@ -7,7 +7,8 @@
 
 import { Accumulator } from "./accumulator.ts";
 import type { CallControl } from "./call_control.ts";
-import { InterruptedError, isAPIStatusError } from "./errors.ts";
+import { InterruptedError } from "./error_classes.ts";
+import { isAPIStatusError } from "./error_guards.ts";
 import { isStreamingRefused, requestWhole } from "./non_streaming.ts";
 import { partialOutcome, withAttempts } from "./partial_outcome.ts";
 import {
@@ -22,7 +23,8 @@ import { sleep } from "./sleep.ts";
 import { pickRateLimit } from "./response.ts";
 import { Resumption } from "./resume.ts";
 import { Attempt, type AttemptConsumer } from "./transport.ts";
-import type { ChatResult, PartialPolicy, ResultTarget } from "./types.ts";
+import type { PartialPolicy } from "./chat_options.ts";
+import type { ChatResult, ResultTarget } from "./chat_result.ts";
 import type { AttemptTimeouts } from "./watchdog.ts";
 
 /** One upstream to try, with everything resolved. */

@@ -8,7 +8,8 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { noop } from "./call_control.ts";
 import { CONNECTION_LOST, oversizedMessage } from "./error_messages.ts";
-import { ConnectionError, isStreamProtocolError, StreamProtocolError } from "./errors.ts";
+import { ConnectionError, StreamProtocolError } from "./error_classes.ts";
+import { isStreamProtocolError } from "./error_guards.ts";
 import { EVENT_KEEPALIVE, EVENT_TERMINAL, type StreamDecoder } from "./protocols/protocol.ts";
 
 const LF = 10;

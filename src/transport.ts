@@ -9,13 +9,14 @@
 import type { Accumulator } from "./accumulator.ts";
 import { type CallControl, type Cancellable, noop } from "./call_control.ts";
 import { CONNECTION_LOST, malformedMessage } from "./error_messages.ts";
-import { APIStatusError, ConnectionError, isRedirectError, StreamProtocolError } from "./errors.ts";
+import { APIStatusError, ConnectionError, StreamProtocolError } from "./error_classes.ts";
+import { isRedirectError } from "./error_guards.ts";
 import type { Protocol, ProtocolRequest } from "./protocols/protocol.ts";
 import { credentialsOf, redactError } from "./redact.ts";
 import { fetchFollowing } from "./redirects.ts";
 import { errorInBody, headersToRecord } from "./response.ts";
 import { SseFeed } from "./sse_feed.ts";
-import type { StreamEvent } from "./types.ts";
+import type { StreamEvent } from "./chat_result.ts";
 import { type AttemptTimeouts, Watchdog } from "./watchdog.ts";
 import { readErrorBody, STREAM } from "./whole_body.ts";
 
