@@ -99,17 +99,12 @@ export async function sseResponse(call: RelayedStream): Promise<Response> {
   let pending: Promise<IteratorResult<RelayEvent>> | undefined = iterator.next();
   let buffered = "";
   let ended = false;
-  // Committed because `commitMs` passed without an upstream's answer (not on an upstream 200).
-  let waited = false;
   const label = new AnswerLabel(call.upstreamOf ?? sameIndex, call.attempts);
   try {
     // Retries, stalls and fallbacks before the first content stay invisible: nothing is sent.
     while (pending !== undefined) {
       const step = await raceCommit(pending, commitAt - Date.now());
-      if (step === COMMIT) {
-        waited = true;
-        break;
-      }
+      if (step === COMMIT) break;
       pending = undefined;
       if (step.done) {
         ended = true;
@@ -130,8 +125,7 @@ export async function sseResponse(call: RelayedStream): Promise<Response> {
   }
   // As of the commit; what they become before the answer begins is a comment (AnswerLabel).
   const headers = new Headers({ ...SSE_HEADERS, ...label.headers() });
-  const body = streamBody(call, iterator, pending, buffered, ended, waited, label);
-  return new Response(body, { headers });
+  return new Response(streamBody(call, iterator, pending, buffered, ended, label), { headers });
 }
 
 function streamBody(
@@ -140,7 +134,6 @@ function streamBody(
   firstPending: Promise<IteratorResult<RelayEvent>> | undefined,
   buffered: string,
   ended: boolean,
-  waited: boolean,
   label: AnswerLabel,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
@@ -165,12 +158,9 @@ function streamBody(
   return new ReadableStream<Uint8Array>({
     start(c) {
       controller = c;
-      // Committed after waiting for an upstream: a comment flushes the headers through proxies
-      // at once, and starts the writes that reveal a caller who leaves. Committed on an
-      // upstream's 200, the first event usually follows at once and goes out alone, one write
-      // sooner (time to first delta); if it does not, the first tick writes the comment.
-      if (buffered !== "") send(buffered);
-      else if (waited && !ended) send(KEEP_ALIVE);
+      // Committed without content (an upstream 200, or keepAliveMs of waiting): a comment
+      // flushes the headers through proxies at once.
+      send(buffered === "" && !ended ? KEEP_ALIVE : buffered);
       if (ended) {
         send(DONE_EVENT);
         return close();
