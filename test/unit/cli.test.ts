@@ -223,6 +223,24 @@ describe("stopstream chat: Ctrl-C", () => {
     expect(stderr).toMatch(/interrupted after/);
     expect(faults.stats(id).requests).toBe(1);
   });
+
+  test("closing the reader of stdout (`| head -1`) stops the call quietly", async () => {
+    const { id, baseURL } = route("words=2000,word-delay=10");
+    const before = server.requests().length;
+    const run = spawnCli(["chat", "--base-url", baseURL, "--model", "demo", "hi"]);
+    await run.waitFor("stdout", (text) => text.length > 0);
+    const served = server.requests()[before];
+    run.child.stdout!.destroy(); // what `head` does once it has its line: the next write is EPIPE
+    const { code, stderr } = await run.exited;
+    expect(code).toBe(0);
+    expect(stderr).not.toMatch(/internal error|EPIPE|\n\s+at /);
+    expect(await served?.closed).toBe("aborted");
+    expect(await faults.waitFor(id, { cancelled: 1 })).toMatchObject({
+      requests: 1,
+      cancelled: 1,
+      completed: 0,
+    });
+  });
 });
 
 describe("stopstream chat: mistakes", () => {
