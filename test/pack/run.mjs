@@ -90,6 +90,28 @@ if (!core.isInterruptedError(error)) throw new Error("expected InterruptedError,
 console.log(JSON.stringify({ exports: Object.keys(core).length, chars: text.length }));
 `;
 
+// README and docs/runtimes.md: ESM only; from CommonJS, `await import("stopstream")`.
+const CONSUMER_CJS = `
+(async () => {
+  const { streamChat } = await import("stopstream");
+  const { createRelay } = await import("stopstream/hono");
+  if (typeof streamChat !== "function" || typeof createRelay !== "function") {
+    throw new Error("dynamic import from CommonJS lacks streamChat or createRelay");
+  }
+  const app = createRelay({ demo: { wordDelayMs: 0 } });
+  const { content } = await streamChat({
+    baseURL: "http://relay.invalid/v1",
+    body: { model: "demo", messages: [{ role: "user", content: "from CommonJS" }] },
+    fetch: (input, init) => app.fetch(new Request(input, init)),
+  }).result;
+  if (content === "") throw new Error("no answer through the dynamic imports");
+  console.log(JSON.stringify({ chars: content.length }));
+})().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});
+`;
+
 const CONSUMER_TS = `
 import {
   type ChatResult,
@@ -213,6 +235,12 @@ try {
   await step("import `stopstream` and `stopstream/hono` from plain Node ESM", async () => {
     await writeFile(join(project, "consumer.mjs"), CONSUMER_MJS);
     const { stdout } = await sh(process.execPath, ["consumer.mjs"], project);
+    return stdout.trim();
+  });
+
+  await step('`await import("stopstream")` from CommonJS', async () => {
+    await writeFile(join(project, "consumer.cjs"), CONSUMER_CJS);
+    const { stdout } = await sh(process.execPath, ["consumer.cjs"], project);
     return stdout.trim();
   });
 
