@@ -78,7 +78,10 @@ export interface StreamChatOptions {
   baseURL: string;
   /** Sent as `Authorization: Bearer …` (`x-api-key` for Anthropic). */
   apiKey?: string | undefined;
-  /** Extra request headers; they win over the defaults except the API key header. */
+  /**
+   * Extra request headers; they win over the defaults, but `apiKey` wins over an `Authorization`
+   * header (a caller's `x-api-key` is kept for Anthropic: a gateway's key).
+   */
   headers?: Record<string, string> | Headers | undefined;
   /** The provider request object, sent unchanged except for the streaming flags. */
   body: Record<string, unknown>;
