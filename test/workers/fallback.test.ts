@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createRelay } from "../../src/relay/app.ts";
 import { relayOptionsFromEnv } from "../../src/relay/env.ts";
 import {
+  answer,
   chatBody,
   contentOf,
   fakeUpstream,
@@ -168,6 +169,32 @@ describe("fallbacks", () => {
     expect(headers).not.toContain("te");
     expect(headers).not.toContain("connection");
     expect(upstream.seen).toHaveLength(1);
+  });
+
+  it("the caller cannot choose the upstream URL: body fields, host headers, query and upstream index are ignored", async () => {
+    const upstream = fakeUpstream(() => answer("ok"));
+    const app = createRelay({
+      upstreams: [{ baseURL: "https://up.test/v1" }, { baseURL: "https://fallback.test/v1" }],
+      fetch: upstream.fetch,
+    });
+    const evil = "https://evil.test/v1";
+    const query = new URLSearchParams({ baseURL: evil, url: evil, upstream: "1" });
+    const response = await app.request(`http://relay.test/v1/chat/completions?${query}`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        host: "evil.test",
+        "x-forwarded-host": "evil.test",
+        "x-stopstream-upstream": "1",
+        "x-upstream-url": evil,
+      },
+      body: JSON.stringify(
+        chatBody({ stream: true, baseURL: evil, base_url: evil, url: evil, api_base: evil }),
+      ),
+    });
+    expect(await response.text()).toContain("data: [DONE]");
+    expect(upstream.seen.map((seen) => seen.url)).toEqual(["https://up.test/v1/chat/completions"]);
+    expect(response.headers.get("x-stopstream-upstream")).toBe("0");
   });
 
   it("FALLBACKS entries without apiKeySecret inherit the key only on the primary's exact baseURL", async () => {
