@@ -221,7 +221,7 @@ export interface ChatResult {
   attempts: number;
   /** The successful response's `x-ratelimit-*` headers. */
   rateLimit?: Record<string, string>;
-  /** Set by fallback chains: which target answered. */
+  /** Which target answered (`index` 0: the primary, `n`: `fallbacks[n - 1]`); never the key. */
   target?: ResultTarget;
   /**
    * `true` when `onPartial: "return"` resolved a stream that failed after content (its
