@@ -66,7 +66,7 @@ describe("package.json and deno.json", () => {
   });
 
   test("hono is an optional peer and the package has no side effects", () => {
-    expect(npm.peerDependencies.hono).toBeDefined();
+    expect(npm.peerDependencies.hono).toMatch(/^\^4\./); // the README: Hono 4 as a peer
     expect(npm.peerDependenciesMeta.hono?.optional).toBe(true);
     expect(npm.dependencies).not.toHaveProperty("hono");
     expect(npm.sideEffects).toBe(false);
