@@ -16,8 +16,8 @@ import { StreamProtocolError } from "../error_classes.ts";
 export type EventData = any;
 
 /**
- * Parses `data` as a JSON object, or throws `StreamProtocolError` (data that does not parse
- * will not parse on a retry either).
+ * Parses `data` as a JSON object (not an array), or throws `StreamProtocolError` (data that
+ * does not parse will not parse on a retry either).
  *
  * @example
  * ```ts
@@ -31,7 +31,11 @@ export function parseEventData(data: string): EventData {
   } catch (cause) {
     throw notAnObject(data, cause);
   }
-  if (value === null || typeof value !== "object") throw notAnObject(data, undefined);
+  // An array passed the object check and every decoder then found no field in it: a batch of
+  // chunks (`[{…},{…}]`) would have been skipped, the answer silently lost.
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw notAnObject(data, undefined);
+  }
   return value;
 }
 

@@ -36,6 +36,17 @@ describe("malformed streams fail with StreamProtocolError and are not retried", 
     expect(upstream.count).toBe(1);
   });
 
+  test("a data line that is a JSON array (of chunks) is refused, not skipped", async () => {
+    // A batching gateway's `[chunk, chunk]` held the answer; skipped, the call "completed"
+    // with empty content.
+    const { error } = await outcome(
+      sseReply(`data: ${JSON.stringify([chunk({ content: "Hi" })])}\n\n${DONE}`),
+    );
+    expect(error).toBeInstanceOf(StreamProtocolError);
+    expect((error as Error).message).toContain("not a JSON object");
+    expect(upstream.count).toBe(1);
+  });
+
   test("an HTML page with status 200 is never an empty success", async () => {
     const html = "<!DOCTYPE html><html><body><h1>502 Bad Gateway</h1></body></html>";
     const { events, error } = await outcome(textReply(200, html, "text/html; charset=utf-8"));
