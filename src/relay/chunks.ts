@@ -146,8 +146,12 @@ export class ChunkEncoder {
 
   private finish(result: ChatResult): string {
     // Cited sources go where OpenAI puts them: `annotations` on the message delta, all at once.
+    // A refusal (OpenAI `delta.refusal`) has no event of its own: what the client decoded of it
+    // goes out whole here, or a refused request's caller would get an empty answer. Refusal
+    // deltas the fast path forwarded never reach `result.refusal`, so none is sent twice.
+    let text = result.refusal === undefined ? "" : this.delta({ refusal: result.refusal });
     const annotations = toAnnotations(result.citations);
-    let text = annotations === undefined ? "" : this.delta({ annotations });
+    if (annotations !== undefined) text += this.delta({ annotations });
     const delta = this.started ? {} : { role: "assistant", content: "" };
     this.started = true;
     text += this.chunk([

@@ -90,6 +90,8 @@ describe("the openai SDK's stream helper accepts what the relay makes of each re
     expect(message.content ?? "").toBe(want.content);
     expect(message.tool_calls ?? []).toEqual(expectedCalls(want));
     expect(message.annotations).toEqual(expectedAnnotations(want));
+    // A refusal is the whole answer of a refused request: a caller must get its text.
+    expect(message.refusal ?? null).toBe(want.refusal ?? null);
     expect(completion.choices[0]!.finish_reason).toBe(want.finishReason);
   });
 });
@@ -102,5 +104,6 @@ describe("a non-streaming request through the relay gives the same message", () 
     expect(message.content ?? "").toBe(want.content);
     expect(message.tool_calls ?? []).toEqual(expectedCalls(want));
     expect(message.annotations).toEqual(expectedAnnotations(want));
+    expect(message.refusal ?? null).toBe(want.refusal ?? null);
   });
 });
