@@ -198,7 +198,7 @@ const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
 const text = (t: string) => chunk({ content: t });
 
 /** A relayed call (the fast path on) whose upstream sends `pieces`, one per pull, then `end`. */
-function relayed(pieces: string[], end: "close" | "hold" = "close") {
+function relayed(pieces: string[], end: "close" | "hold" = "close", idleMs?: number) {
   const { stream, cancelled } = byteBody(pieces.map((p) => encoder.encode(p)), end);
   const upstream = createUpstreamFetch(
     () => Promise.resolve(new Response(stream, { headers: SSE })),
@@ -210,6 +210,7 @@ function relayed(pieces: string[], end: "close" | "hold" = "close") {
       body: { model: "m", messages: [] },
       fetch: upstream.fetch,
       maxRetries: 0,
+      ...(idleMs === undefined ? {} : { timeouts: { idleMs } }),
     },
     new ChunkEncoder("chatcmpl-relay", "m", false),
     upstream.tap,
@@ -315,6 +316,28 @@ describe("while content is forwarded, an event's first bytes are not a read of t
     expect(forwarded).toBe(text("b"));
     expect(finish).toBe("stop");
     await cancelled; // the body that stayed open is let go
+  });
+
+  test("the known limit: no finish reason, a bare [DONE], the body held open — the idle timeout ends the call", async () => {
+    // Coalescing stays on without a finish reason, and a read waiting for 32 bytes cannot hand
+    // over the 14 of `[DONE]` (nor be taken back to get at them). A server that both omits the
+    // finish reason and keeps the body open after `[DONE]` therefore looks stalled: the call
+    // ends after `timeouts.idleMs` with what it had forwarded, as a stalled stream does, and
+    // the upstream is let go (docs/relay.md, "What the relay guarantees", its known limit).
+    const { chat, cancelled } = relayed(
+      [chunk({ role: "assistant", content: "" }), text("a"), text("b"), "data: [DONE]\n\n"],
+      "hold",
+      200,
+    );
+    let forwarded = "";
+    const ended = (async () => {
+      for await (const event of chat as AsyncIterable<RelayEvent>) {
+        if (event.type === "forwarded") forwarded += event.text;
+      }
+    })();
+    await expect(ended).rejects.toMatchObject({ name: "PartialStreamError" });
+    expect(forwarded).toBe(text("b"));
+    await cancelled;
   });
 });
 
