@@ -2,9 +2,12 @@
 // workerd: what the playground's timeline is drawn from.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { RedirectError, StreamProtocolError } from "../../src/error_classes.ts";
 import { createRelay } from "../../src/relay/app.ts";
+import { ProgressEncoder } from "../../src/relay/progress.ts";
 import type { RelayOptions } from "../../src/relay/options.ts";
 import {
+  answer,
   chatBody,
   contentOf,
   demoRelay,
@@ -151,6 +154,105 @@ describe("progress comments", () => {
     ]);
     expect(raw).not.toContain("10.0.0.7");
     expect(upstream.seen).toHaveLength(2);
+  });
+});
+
+describe("progress comments: a resume, and failures by kind", () => {
+  // An upstream that keeps its streams running (another stopstream relay): ids on its events,
+  // `x-stopstream-stream-id` on its response, `GET /v1/streams/{id}` for the rest.
+  const STREAM_ID = "0123456789abcdef0123456789abcdef";
+  const CHUNKS = ["Hel", "lo", " the", "re"].map((text) =>
+    sse({ choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })
+  );
+  const EVENTS = [
+    ...CHUNKS,
+    sse({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }),
+    "data: [DONE]\n\n",
+  ].map((block, i) => `id: ${i + 1}\n${block}`);
+  const encoder = new TextEncoder();
+
+  /** The events from `from` on, cut like a lost connection after `cutAfter` of them. */
+  function body(from: number, cutAfter = Infinity): ReadableStream<Uint8Array> {
+    const blocks = EVENTS.slice(from, from + cutAfter);
+    const cut = from + cutAfter < EVENTS.length;
+    // One block per pull, so the reader has taken them all before the cut (an error discards
+    // whatever is still queued).
+    return new ReadableStream({
+      pull(controller) {
+        const block = blocks.shift();
+        if (block !== undefined) controller.enqueue(encoder.encode(block));
+        else if (cut) controller.error(new TypeError("terminated"));
+        else controller.close();
+      },
+    });
+  }
+
+  it("a refused connection is `connection`; a drop of a resumable upstream is a `resume` after its last event", async () => {
+    const seen: string[] = [];
+    const upstream = (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+      const request = new Request(input, init);
+      seen.push(`${request.method} ${new URL(request.url).pathname}`);
+      if (seen.length === 1) return Promise.reject(new TypeError("fetch failed")); // no answer
+      const headers = { "content-type": "text/event-stream", "x-stopstream-stream-id": STREAM_ID };
+      const from = request.method === "POST"
+        ? body(0, 2)
+        : body(Number(request.headers.get("last-event-id")));
+      return Promise.resolve(new Response(from, { headers }));
+    };
+    const app = createRelay({
+      upstreams: [{ baseURL: "https://relay.upstream.test/v1" }],
+      retry: { initialDelayMs: 1, maxDelayMs: 2 },
+      fetch: upstream as typeof fetch,
+    });
+    const raw = await (await stream(app, "")).text();
+    expect(progressOf(raw)).toEqual([
+      expect.stringMatching(/^retry attempt=2 delay_ms=\d+ reason=connection t=\d+$/),
+      expect.stringMatching(/^open attempt=2 status=200 t=\d+$/),
+      "upstream index=0 attempts=2", // the header, sent with the first comment, said 1
+      expect.stringMatching(/^resume attempt=3 after=2 delay_ms=\d+ reason=connection t=\d+$/),
+      expect.stringMatching(/^open attempt=3 status=200 t=\d+$/),
+    ]);
+    const answer = parseSSE(raw);
+    expect(contentOf(answer)).toBe("Hello there");
+    expect(answer.done).toBe(true);
+    expect(seen).toEqual([
+      "POST /v1/chat/completions",
+      "POST /v1/chat/completions",
+      `GET /v1/streams/${STREAM_ID}`,
+    ]);
+  });
+
+  it("an error event before content is `upstream_error`, and carries none of its text", async () => {
+    const overloaded = sse({ error: { message: "overloaded at 10.0.0.7", type: "server_error" } });
+    const upstream = fakeUpstream((_request, n) =>
+      n === 1 ? sseResponse([overloaded]) : answer("ok")
+    );
+    const app = createRelay({
+      upstreams: [{ baseURL: "https://primary.test/v1" }],
+      retry: { initialDelayMs: 1, maxDelayMs: 2 },
+      fetch: upstream.fetch,
+    });
+    const raw = await (await stream(app, "")).text();
+    expect(progressOf(raw)).toEqual([
+      expect.stringMatching(/^open attempt=1 status=200 t=\d+$/),
+      expect.stringMatching(/^retry attempt=2 delay_ms=\d+ reason=upstream_error t=\d+$/),
+      expect.stringMatching(/^open attempt=2 status=200 t=\d+$/),
+      "upstream index=0 attempts=2",
+    ]);
+    expect(contentOf(parseSSE(raw))).toBe("ok");
+    expect(raw).not.toContain("10.0.0.7");
+  });
+
+  // No retry, resume or fallback follows these today (they are not transient), but the words
+  // are the documented vocabulary: a reader matching on them must not meet another.
+  it.each([
+    ["protocol", new StreamProtocolError("not a stream")],
+    ["redirect", new RedirectError("cross-origin", 302, "https://elsewhere.test")],
+    ["error", new TypeError("anything else")],
+  ])("reason=%s names its kind of failure", (word, error) => {
+    const encoder = new ProgressEncoder("chatcmpl-1", "demo", false);
+    const note = encoder.encode({ type: "retry", attempt: 2, delayMs: 5, error });
+    expect(note).toMatch(new RegExp(`^: retry attempt=2 delay_ms=5 reason=${word} t=\\d+\n\n$`));
   });
 });
 
