@@ -8,6 +8,7 @@ import {
   summaryLine,
 } from "../../src/cli/format.ts";
 import { type Output, Renderer, type RenderOptions } from "../../src/cli/render.ts";
+import { runChat } from "../../src/cli/chat.ts";
 import { buildBody } from "../../src/cli/request.ts";
 import {
   APIStatusError,
@@ -215,5 +216,46 @@ describe("Renderer", () => {
         "connection dropped, resuming the answer in 0.7 s (attempt 3/3)\n" +
         "stopstream: the connection was lost before the answer ended; try again\n",
     );
+  });
+});
+
+describe("NO_COLOR (docs/cli.md: it turns colour off on a terminal too)", () => {
+  /** An SGR sequence: what colours and dims (the spinner's line clearing is not one). */
+  // deno-lint-ignore no-control-regex
+  const SGR = /\u001b\[[0-9;]*m/;
+
+  /** `stopstream chat --demo` through runChat, both streams a terminal, in `env`. */
+  async function onTerminal(env: Record<string, string>): Promise<{ code: number; err: string }> {
+    const stdout = output(true);
+    const stderr = output(true);
+    // Reasoning (dimmed) and a retry (a yellow status line): the coloured parts of a call.
+    const args = parseChatArgs([
+      "--demo",
+      "--demo-fault",
+      "reasoning=3,word-delay=0,attempt1=status:503;retry-after-ms:1",
+      "hi",
+    ]);
+    const code = await runChat(args, {
+      stdout,
+      stderr,
+      env,
+      stdinIsTTY: true,
+      readStdin: () => Promise.reject(new Error("no stdin in this test")),
+      signal: new AbortController().signal,
+    });
+    return { code, err: stderr.text };
+  }
+
+  test("a terminal gets colour without it, and none with it (set to anything)", async () => {
+    const coloured = await onTerminal({});
+    expect(coloured.code).toBe(0);
+    expect(coloured.err).toMatch(SGR);
+    for (const value of ["1", "true"]) {
+      const plain = await onTerminal({ NO_COLOR: value });
+      expect(plain.code).toBe(0);
+      expect(plain.err).toContain("Let me"); // the reasoning is still shown, undimmed
+      expect(plain.err).toContain("retrying in");
+      expect(plain.err).not.toMatch(SGR);
+    }
   });
 });
