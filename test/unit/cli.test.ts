@@ -23,6 +23,14 @@ function route(spec = ""): { id: string; baseURL: string } {
   return { id, baseURL: `${server.url}/t/${id}/f/${encodeURIComponent(spec)}/v1` };
 }
 
+/** One OpenAI chat chunk as an SSE event. */
+function chunkEvent(delta: Record<string, unknown>, finish: string | null = null): string {
+  const choice = { index: 0, delta, finish_reason: finish };
+  return `data: ${
+    JSON.stringify({ id: "c", object: "chat.completion.chunk", choices: [choice] })
+  }\n\n`;
+}
+
 /** What the demo model answers to one user message. */
 function reply(prompt: string, words?: number): string {
   const body = parseDemoRequest({ model: "demo", messages: [{ role: "user", content: prompt }] });
@@ -222,6 +230,40 @@ describe("stopstream chat: Ctrl-C", () => {
     expect(stdout).toBe("");
     expect(stderr).toMatch(/interrupted after/);
     expect(faults.stats(id).requests).toBe(1);
+  });
+
+  test("a Ctrl-C while stdout cannot be flushed still exits 130: the hard deadline does not wait", async () => {
+    // Cleanup that cannot finish: a 1 MiB answer to a stdout nobody reads (a pager that stopped
+    // scrolling). The answer is whole, so the CLI sits in its final flush; only the deadline
+    // the first Ctrl-C sets can end it. Without that deadline this test times out.
+    const text = "x".repeat(256 * 1024);
+    const big = await startNodeServer(() =>
+      Promise.resolve(
+        new Response(
+          [
+            ...Array.from({ length: 4 }, () => chunkEvent({ content: text })),
+            chunkEvent({}, "stop"),
+            "data: [DONE]\n\n",
+          ].join(""),
+          { headers: { "content-type": "text/event-stream" } },
+        ),
+      )
+    );
+    const run = spawnCli(["chat", "--base-url", `${big.url}/v1`, "--model", "m", "hi"]);
+    try {
+      run.child.stdout!.pause(); // read nothing: the pipe fills and the flush never ends
+      const exited = new Promise<[number | null, string | null]>((resolve) =>
+        run.child.once("exit", (code, signal) => resolve([code, signal]))
+      );
+      await run.waitFor("stderr", (err) => /total/.test(err)); // the summary: the answer is done
+      run.child.kill("SIGINT");
+      expect(await exited).toEqual([130, null]);
+      run.child.stdout!.resume();
+      await run.exited;
+    } finally {
+      if (run.child.exitCode === null) run.child.kill("SIGKILL"); // a regression hangs: end it
+      await big.close();
+    }
   });
 
   test("closing the reader of stdout (`| head -1`) stops the call quietly", async () => {
