@@ -94,6 +94,30 @@ describe("anthropic-messages events", () => {
     expect(up.count).toBe(1);
   });
 
+  test("inputTokens counts cache writes and cache reads too; cachedInputTokens is the reads (docs/protocols.md)", async () => {
+    const usage = {
+      input_tokens: 7,
+      cache_creation_input_tokens: 300,
+      cache_read_input_tokens: 4000,
+      output_tokens: 1,
+    };
+    const up = upstream(server, BASE, anthropicWire, (_n, req) => {
+      const start = anthropicWire.start().map((b) =>
+        b.replace(/"usage":\{[^}]*\}/, `"usage":${JSON.stringify(usage)}`)
+      );
+      return sseResponse(req, [...start, anthropicWire.text("x"), ...anthropicWire.end()]);
+    });
+    const result = await streamChat(options()).result;
+    expect(result.usage).toMatchObject({
+      inputTokens: 4307,
+      cachedInputTokens: 4000,
+      outputTokens: 12,
+      totalTokens: 4319,
+    });
+    expect(result.usage?.raw).toMatchObject({ cache_creation_input_tokens: 300 });
+    expect(up.count).toBe(1);
+  });
+
   test.each([
     ["pause_turn", "stop"],
     ["model_context_window_exceeded", "length"],
