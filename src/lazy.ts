@@ -16,7 +16,8 @@ import { ConnectionError } from "./error_classes.ts";
  * promise — unless the call is stopped first (then its stop error, at once) — and once loaded
  * the value is returned as is (no promise, nothing allocated). A load that fails (a chunk that
  * did not download, a broken install) is a `ConnectionError` with the failure as its `cause`,
- * and the next call tries again.
+ * and the next call tries again. Called without a control, it starts the load (or returns the
+ * value) and does not watch for a stop.
  *
  * @example
  * ```ts
@@ -27,9 +28,11 @@ import { ConnectionError } from "./error_classes.ts";
 export function lazy<T>(
   what: string,
   load: () => Promise<T>,
-): (control: CallControl) => T | Promise<T> {
+): (control?: CallControl) => T | Promise<T> {
   let loaded: { value: T } | undefined;
   let loading: Promise<T> | undefined;
+  // Without a control: the load itself, for code that starts it early and waits later (a wait
+  // would take the control's `current`, which belongs to the attempt in flight).
   return (control) => {
     if (loaded !== undefined) return loaded.value;
     loading ??= load().then((value) => (loaded = { value }).value, (cause) => {
@@ -40,7 +43,7 @@ export function lazy<T>(
         { cause },
       );
     });
-    return waitFor(loading, control);
+    return control === undefined ? loading : waitFor(loading, control);
   };
 }
 

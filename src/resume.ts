@@ -24,26 +24,14 @@
 
 import type { EventSourceMessage } from "eventsource-parser";
 import type { Accumulator } from "./accumulator.ts";
-import { type CallControl, type Cancellable, noop } from "./call_control.ts";
-import { StreamProtocolError } from "./error_classes.ts";
-import { isAPIStatusError, isInterruptedError, isUpstreamStreamError } from "./error_guards.ts";
-import { parseOr } from "./protocols/output.ts";
-import { joinURL } from "./protocols/request.ts";
-import { fetchFollowing } from "./redirects.ts";
+import type { CallControl, Cancellable } from "./call_control.ts";
+import type { CoreKit } from "./core_kit.ts";
+import type { StreamProtocolError } from "./error_classes.ts";
+import { core, useCore } from "./lazy_core.ts";
 import type { CallTarget } from "./retry_loop.ts";
-import { isRetryable } from "./retry_policy.ts";
 import type { SseFeed } from "./sse_feed.ts";
-import type { AttemptStream, StreamRequest } from "./transport.ts";
+import type { StreamRequest } from "./transport.ts";
 
-/**
- * The response header of a resumable relay stream; its value is the stream id.
- *
- * @example
- * ```ts
- * response.headers.get(STREAM_ID_HEADER); // "strm_3f9a…": resume with GET {baseURL}/streams/strm_3f9a…
- * ```
- */
-export const STREAM_ID_HEADER = "x-stopstream-stream-id";
 /** A cancel is sent on the way out and nobody waits for it; this bounds how long it may run. */
 const CANCEL_TIMEOUT_MS = 5_000;
 /** An event id the client can check the next connection against: a safe decimal integer. */
@@ -62,12 +50,12 @@ const STREAM_ID = /^[\w-]{1,200}$/;
  *
  * @example
  * ```ts
- * const resumption = new Resumption(target, control);
+ * const resumption = new (resumption(CORE_KIT))(target, control);
  * const after = resumption.resumeAfter(error, exhausted); // "12": resume after event 12
  * const error2 = after === undefined ? resumption.failure(error) : error;
  * ```
  */
-export class Resumption implements AttemptStream, Cancellable {
+export class Resumption implements Cancellable {
   #target: CallTarget;
   #control: CallControl;
   /** OpenAI Responses background mode; otherwise a relay stream, when a response says so. */
@@ -121,8 +109,11 @@ export class Resumption implements AttemptStream, Cancellable {
     return { method: "GET", url: this.#url("streams", this.#streamId!, ""), headers };
   }
 
-  /** A response is a stream: a new one (is it resumable?) or the rest of this one. */
-  opened(headers: Record<string, string>, feed: SseFeed, acc: Accumulator): void {
+  /**
+   * A response is a stream: a new one (resumable when `id`, its `x-stopstream-stream-id`, is a
+   * usable stream id, or in background mode) or the rest of this one.
+   */
+  opened(id: string | undefined, feed: SseFeed, acc: Accumulator): void {
     this.#open = true;
     if (this.#after !== undefined) {
       feed.reconnect(this.#expectNext(this.#after));
@@ -130,8 +121,7 @@ export class Resumption implements AttemptStream, Cancellable {
     }
     this.#feed = feed;
     this.#acc = acc;
-    const id = this.#background ? undefined : headers[STREAM_ID_HEADER];
-    this.#streamId = id !== undefined && STREAM_ID.test(id) ? id : undefined;
+    this.#streamId = !this.#background && id !== undefined && STREAM_ID.test(id) ? id : undefined;
     if (this.#background || this.#streamId !== undefined) this.#control.remote = this;
   }
 
@@ -147,7 +137,7 @@ export class Resumption implements AttemptStream, Cancellable {
     if (this.#refused !== undefined || exhausted) return undefined;
     // A drop, a stall, a passing failure of a resume. An error the stream itself reported is
     // stored on the server with it: resuming would only replay it.
-    if (!isRetryable(error) || isUpstreamStreamError(error)) return undefined;
+    if (!core.isRetryable(error) || core.isUpstreamStreamError(error)) return undefined;
     if (after === undefined) return undefined;
     if (this.#open || this.#cut === undefined) this.#cut = error;
     this.#open = false;
@@ -167,7 +157,7 @@ export class Resumption implements AttemptStream, Cancellable {
    * call goes on with. A resume that found the stream gone (404, 410) fails as the cut did.
    */
   failure(error: unknown): unknown {
-    const gone = this.#after !== undefined && isAPIStatusError(error) &&
+    const gone = this.#after !== undefined && core.isAPIStatusError(error) &&
       (error.status === 404 || error.status === 410);
     const cut = this.#cut;
     const refused = this.#refused;
@@ -186,18 +176,18 @@ export class Resumption implements AttemptStream, Cancellable {
   cancel(reason: Error): void {
     // Only the caller's stop ends the answer on the server. When the client gives up by itself
     // (the total timeout), the answer stays there for whoever resumes it.
-    if (!isInterruptedError(reason) || this.#feed === undefined) return;
+    if (!core.isInterruptedError(reason) || this.#feed === undefined) return;
     const id = this.#background ? this.#responseId() : this.#streamId;
     if (id === undefined) return; // no response.created yet: nothing to name
     const url = this.#url(this.#background ? "responses" : "streams", id, "/cancel");
     // Redirects by hand, as for every request that carries the key: fetch would follow one to
     // another origin with `x-api-key` (or Azure's `api-key`) still on it. Best effort: a refused
     // redirect, like a fetch that throws, only means the cancel did not reach the server.
-    fetchFollowing(this.#target.fetch, url, {
+    core.fetchFollowing(this.#target.fetch, url, {
       method: "POST",
       headers: this.#headers("application/json"),
       signal: AbortSignal.timeout(CANCEL_TIMEOUT_MS),
-    }).then((response) => response.body?.cancel(), noop).catch(noop);
+    }).then((response) => response.body?.cancel(), core.noop).catch(core.noop);
   }
 
   /** Where the stream stands after what was processed, if the next connection can prove it. */
@@ -262,12 +252,15 @@ export class Resumption implements AttemptStream, Cancellable {
   }
 
   #url(collection: "streams" | "responses", id: string, rest: string): string {
-    return joinURL(this.#target.info.baseURL, `/${collection}/${encodeURIComponent(id)}${rest}`);
+    return core.joinURL(
+      this.#target.info.baseURL,
+      `/${collection}/${encodeURIComponent(id)}${rest}`,
+    );
   }
 }
 
 function sequenceNumber(data: string): unknown {
-  return (parseOr(data, undefined) as { sequence_number?: unknown } | null)?.sequence_number;
+  return (core.parseOr(data, undefined) as { sequence_number?: unknown } | null)?.sequence_number;
 }
 
 function notNext(after: string, got: unknown, background: boolean): StreamProtocolError {
@@ -279,8 +272,23 @@ function notNext(after: string, got: unknown, background: boolean): StreamProtoc
 
 /** A resumed stream refused for `what` it did, naming what the server must honour. */
 function refused(what: string, background: boolean): StreamProtocolError {
-  return new StreamProtocolError(
+  return new core.StreamProtocolError(
     `stopstream: the resumed stream ${what}, so part of the answer would be missing or ` +
       `repeated; the server must honour ${background ? "starting_after" : "Last-Event-ID"}`,
   );
+}
+
+/**
+ * The resumable-stream client, given the core's helpers (core_kit.ts); loaded by resumable.ts
+ * once a response says the server keeps its stream.
+ *
+ * @example
+ * ```ts
+ * const Client = resumption(CORE_KIT);
+ * new Client(target, control).opened(streamId, feed, acc);
+ * ```
+ */
+export function resumption(kit: CoreKit): typeof Resumption {
+  useCore(kit);
+  return Resumption;
 }

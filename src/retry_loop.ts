@@ -21,7 +21,7 @@ import type { RetryBudget } from "./retry_budget.ts";
 import { backoffDelay, type BackoffOptions, isRetryable } from "./retry_policy.ts";
 import { sleep } from "./sleep.ts";
 import { pickRateLimit } from "./response.ts";
-import { Resumption } from "./resume.ts";
+import { ResumableStream } from "./resumable.ts";
 import { Attempt, type AttemptConsumer } from "./transport.ts";
 import type { PartialPolicy } from "./chat_options.ts";
 import type { ChatResult, ResultTarget } from "./chat_result.ts";
@@ -77,7 +77,7 @@ export async function runCall(
     }
     let request = target.request;
     let previous: Accumulator | undefined; // set while continuing a cut-off answer
-    const stream = new Resumption(target, control); // a stream the server keeps running
+    const stream = new ResumableStream(target, control); // a stream the server may keep running
     for (let retry = 0;; retry++) {
       // The signal is checked before any request is built: stop means no further request.
       if (control.stopError !== undefined) throw control.stopError;
@@ -114,8 +114,10 @@ export async function runCall(
         if (control.stopError !== undefined) throw control.stopError;
         const exhausted = retry >= target.maxRetries;
         // A dropped or stalled stream the server keeps running goes on where it broke off: no
-        // output repeated, so content delivered does not matter (resume.ts).
-        const resumeAfter = stream.resumeAfter(caught, exhausted);
+        // output repeated, so content delivered does not matter (resume.ts). Waits only for the
+        // resume client still loading (resumable.ts); a stop meanwhile wins again.
+        const resumeAfter = await stream.resumeAfter(caught, exhausted);
+        if (control.stopError !== undefined) throw control.stopError;
         const fresh = resumeAfter === undefined;
         const error = fresh ? stream.failure(caught) : caught;
         lastError = error;

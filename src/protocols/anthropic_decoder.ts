@@ -8,18 +8,11 @@
 
 import type { Accumulator } from "../accumulator.ts";
 import { type AnthropicUsage, anthropicUsage } from "./anthropic_wire.ts";
-import {
-  EVENT_KEEPALIVE,
-  EVENT_PROGRESS,
-  EVENT_TERMINAL,
-  type EventOutcome,
-  type ProtocolDecoding,
-  type StreamDecoder,
-} from "./protocol.ts";
-import { upstreamError } from "./upstream_error.ts";
-import { errorEventPayload, type EventData, parseEventData } from "./event_data.ts";
+import type { EventOutcome, ProtocolDecoding, StreamDecoder } from "./protocol.ts";
+import type { EventData } from "./event_data.ts";
 import { AnthropicOutput } from "./anthropic_output.ts";
-import { StreamProtocolError } from "../error_classes.ts";
+import type { CoreKit } from "../core_kit.ts";
+import { core, EVENT_KEEPALIVE, EVENT_PROGRESS, EVENT_TERMINAL, useCore } from "../lazy_core.ts";
 
 /**
  * The documented stop reasons that are not `stop`. `end_turn`, `stop_sequence`, `pause_turn` (a
@@ -63,8 +56,8 @@ class AnthropicDecoder implements StreamDecoder {
     if (event === "ping") return EVENT_KEEPALIVE;
     // The event name decides, not the data: an `event: error` whose data is text, or JSON
     // without `type`, is still the provider's error (as in Anthropic's own SDK).
-    if (event === "error") throw upstreamError(errorEventPayload(data));
-    const message = parseEventData(data);
+    if (event === "error") throw core.upstreamError(core.errorEventPayload(data));
+    const message = core.parseEventData(data);
     const acc = this.#acc;
     switch (message.type) {
       case "content_block_delta": {
@@ -120,7 +113,7 @@ class AnthropicDecoder implements StreamDecoder {
       case "ping":
         return EVENT_KEEPALIVE;
       case "error":
-        throw upstreamError(message);
+        throw core.upstreamError(message);
       default:
         // New event types may appear (Anthropic's versioning policy): they are still data.
         return EVENT_PROGRESS;
@@ -155,7 +148,7 @@ class AnthropicDecoder implements StreamDecoder {
       // A repeated start of the same message is harmless; another message's would splice
       // two generations (and their signed thinking) into one turn.
       if (id === this.#messageId) return;
-      throw new StreamProtocolError(
+      throw new core.StreamProtocolError(
         `stopstream: message ${JSON.stringify(id)} started while ${
           JSON.stringify(this.#messageId)
         } was open (are two streams merged?); send the request again`,
@@ -250,17 +243,21 @@ function decodeMessage(message: unknown, acc: Accumulator): void {
 }
 
 /**
- * How the `anthropic-messages` protocol reads responses (`anthropicMessages.load` adds it to the request side).
+ * How the `anthropic-messages` protocol reads responses (`anthropicMessages.load` adds it to the
+ * request side), given the core's helpers (core_kit.ts).
  *
  * @example
  * ```ts
- * const decoder = anthropicDecoding.createDecoder(new Accumulator(null));
+ * const decoder = anthropicDecoding(CORE_KIT).createDecoder(new Accumulator(null));
  * ```
  */
-export const anthropicDecoding: ProtocolDecoding = {
-  createDecoder(acc: Accumulator): StreamDecoder {
-    return new AnthropicDecoder(acc);
-  },
-  toUpstreamError: upstreamError,
-  decodeMessage,
-};
+export function anthropicDecoding(kit: CoreKit): ProtocolDecoding {
+  useCore(kit);
+  return {
+    createDecoder(acc: Accumulator): StreamDecoder {
+      return new AnthropicDecoder(acc);
+    },
+    toUpstreamError: kit.upstreamError,
+    decodeMessage,
+  };
+}

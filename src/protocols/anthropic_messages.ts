@@ -6,6 +6,7 @@
  * @module
  */
 
+import { CORE_KIT } from "../core_kit.ts";
 import { lazy } from "../lazy.ts";
 import type { LazyProtocol, ProtocolRequest, RequestTarget } from "./protocol.ts";
 import { appendMessage, joinURL, requestHeaders } from "./request.ts";
@@ -43,7 +44,7 @@ export const anthropicMessages: LazyProtocol = {
     () =>
       import("./anthropic_decoder.ts").then((module) => ({
         ...anthropicMessages,
-        ...module.anthropicDecoding,
+        ...module.anthropicDecoding(CORE_KIT),
       })),
   ),
 };

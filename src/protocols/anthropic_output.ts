@@ -14,7 +14,7 @@
 import type { Accumulator, OutputAssembler } from "../accumulator.ts";
 import type { ChatResult, Citation, ReasoningDetail } from "../chat_result.ts";
 import type { EventData } from "./event_data.ts";
-import { citation, mergeDelta, parseOr } from "./output.ts";
+import { core } from "../lazy_core.ts";
 
 /** Kinds of block, by where their content is kept while streaming. */
 const TEXT = 0;
@@ -125,7 +125,7 @@ export class AnthropicOutput implements OutputAssembler {
         break;
       }
       default:
-        mergeDelta(record.block, delta);
+        core.mergeDelta(record.block, delta);
     }
   }
 
@@ -148,7 +148,7 @@ export class AnthropicOutput implements OutputAssembler {
         if (Array.isArray(block.citations)) {
           for (const c of block.citations) {
             (citations ??= []).push(
-              citation(
+              core.citation(
                 c?.url ?? (c?.type === "search_result_location" ? c.source : undefined),
                 c?.title ?? c?.document_title,
                 c?.cited_text,
@@ -168,9 +168,9 @@ export class AnthropicOutput implements OutputAssembler {
         (details ??= []).push({ type: "thinking", thinking, signature });
       } else if (kind === TOOL) {
         const args = acc.toolCalls[record.slot]?.arguments ?? "";
-        content.push({ ...block, input: parseOr(args, block.input ?? {}) });
+        content.push({ ...block, input: core.parseOr(args, block.input ?? {}) });
       } else if (kind === INPUT && record.tail !== "") {
-        content.push({ ...block, input: parseOr(record.tail, block.input ?? {}) });
+        content.push({ ...block, input: core.parseOr(record.tail, block.input ?? {}) });
       } else {
         content.push(block);
         if (block.type === "redacted_thinking") {

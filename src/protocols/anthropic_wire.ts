@@ -7,7 +7,7 @@
  */
 
 import type { Usage } from "../chat_result.ts";
-import { usage } from "./usage.ts";
+import { core } from "../lazy_core.ts";
 
 /** Usage as Anthropic reports it (`message_start.message.usage`, `message_delta.usage`). */
 export interface AnthropicUsage {
@@ -85,5 +85,5 @@ export function anthropicUsage(raw: AnthropicUsage): Usage {
   const cacheRead = raw.cache_read_input_tokens;
   const inputTokens = (raw.input_tokens ?? 0) + (raw.cache_creation_input_tokens ?? 0) +
     (cacheRead ?? 0);
-  return usage(inputTokens, raw.output_tokens ?? 0, undefined, cacheRead, undefined, raw);
+  return core.usage(inputTokens, raw.output_tokens ?? 0, undefined, cacheRead, undefined, raw);
 }

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { CORE_KIT } from "../core_kit.ts";
 import { lazy } from "../lazy.ts";
 import type { LazyProtocol, ProtocolRequest, RequestTarget } from "./protocol.ts";
 import { bearerHeaders, joinURL } from "./request.ts";
@@ -32,7 +33,7 @@ export const openAIResponses: LazyProtocol = {
     () =>
       import("./openai_responses_decoder.ts").then((module) => ({
         ...openAIResponses,
-        ...module.responsesDecoding,
+        ...module.responsesDecoding(CORE_KIT),
       })),
   ),
 };

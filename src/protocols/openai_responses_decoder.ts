@@ -8,14 +8,10 @@
  */
 
 import type { Accumulator } from "../accumulator.ts";
-import {
-  EVENT_PROGRESS,
-  EVENT_TERMINAL,
-  type EventOutcome,
-  type ProtocolDecoding,
-  type StreamDecoder,
-} from "./protocol.ts";
-import { errorEventPayload, type EventData, parseEventData } from "./event_data.ts";
+import type { EventOutcome, ProtocolDecoding, StreamDecoder } from "./protocol.ts";
+import type { EventData } from "./event_data.ts";
+import type { CoreKit } from "../core_kit.ts";
+import { core, EVENT_PROGRESS, EVENT_TERMINAL, useCore } from "../lazy_core.ts";
 import { responsesError, responsesUsage } from "./openai_responses_wire.ts";
 import { argumentsOf, CALL_KINDS, ResponsesOutput } from "./openai_responses_output.ts";
 
@@ -41,8 +37,8 @@ class ResponsesDecoder implements StreamDecoder {
   onEvent(event: string | undefined, data: string): EventOutcome {
     // An `event: error` whose data is text (a gateway's `data: Internal server error`) is
     // still an error report, not bad framing.
-    if (event === "error") throw responsesError(errorEventPayload(data));
-    const message = parseEventData(data);
+    if (event === "error") throw responsesError(core.errorEventPayload(data));
+    const message = core.parseEventData(data);
     const acc = this.#acc;
     this.cursor = message.sequence_number;
     switch (message.type ?? event) {
@@ -217,17 +213,21 @@ function decodeMessage(message: unknown, acc: Accumulator): void {
 }
 
 /**
- * How the `openai-responses` protocol reads responses (`openAIResponses.load` adds it to the request side).
+ * How the `openai-responses` protocol reads responses (`openAIResponses.load` adds it to the
+ * request side), given the core's helpers (core_kit.ts).
  *
  * @example
  * ```ts
- * const decoder = responsesDecoding.createDecoder(new Accumulator(null));
+ * const decoder = responsesDecoding(CORE_KIT).createDecoder(new Accumulator(null));
  * ```
  */
-export const responsesDecoding: ProtocolDecoding = {
-  createDecoder(acc: Accumulator): StreamDecoder {
-    return new ResponsesDecoder(acc);
-  },
-  toUpstreamError: responsesError,
-  decodeMessage,
-};
+export function responsesDecoding(kit: CoreKit): ProtocolDecoding {
+  useCore(kit);
+  return {
+    createDecoder(acc: Accumulator): StreamDecoder {
+      return new ResponsesDecoder(acc);
+    },
+    toUpstreamError: responsesError,
+    decodeMessage,
+  };
+}

@@ -14,7 +14,7 @@
 import type { Accumulator, OutputAssembler } from "../accumulator.ts";
 import type { ChatResult, Citation } from "../chat_result.ts";
 import type { EventData } from "./event_data.ts";
-import { citation } from "./output.ts";
+import { core } from "../lazy_core.ts";
 
 /** Output item types the caller must act on → their `ToolCall.type`. */
 export const CALL_KINDS: Record<string, string | undefined> = {
@@ -105,7 +105,7 @@ export class ResponsesOutput implements OutputAssembler {
           const start = a?.start_index ?? a?.index;
           const end = a?.end_index ?? a?.index;
           (citations ??= []).push(
-            citation(
+            core.citation(
               a?.url,
               a?.title ?? a?.filename,
               undefined,

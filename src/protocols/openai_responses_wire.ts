@@ -10,8 +10,7 @@
 import type { UpstreamStreamError } from "../error_classes.ts";
 import type { Usage } from "../chat_result.ts";
 import type { EventData } from "./event_data.ts";
-import { upstreamError } from "./upstream_error.ts";
-import { usage } from "./usage.ts";
+import { core } from "../lazy_core.ts";
 
 /** Usage as the Responses API reports it. */
 export interface ResponsesUsage {
@@ -150,7 +149,7 @@ export type ResponsesStreamEvent =
  * ```
  */
 export function responsesError(payload: unknown): UpstreamStreamError {
-  if (typeof payload === "string") return upstreamError(payload);
+  if (typeof payload === "string") return core.upstreamError(payload);
   const p = (payload ?? {}) as EventData;
   // `error` events carry code and message at the top level (or, from some servers, in
   // `error`), `response.failed` in `response.error` (some compatible servers: `error`), plain
@@ -167,7 +166,7 @@ export function responsesError(payload: unknown): UpstreamStreamError {
     : undefined;
   const message = typeof fields.message === "string" ? fields.message : JSON.stringify(fields);
   // Classified like every other protocol's error; `data` stays the event as sent.
-  return upstreamError({ error: { type: code, message } }, payload);
+  return core.upstreamError({ error: { type: code, message } }, payload);
 }
 
 /**
@@ -179,7 +178,7 @@ export function responsesError(payload: unknown): UpstreamStreamError {
  * ```
  */
 export function responsesUsage(raw: ResponsesUsage): Usage {
-  return usage(
+  return core.usage(
     raw.input_tokens ?? 0,
     raw.output_tokens ?? 0,
     raw.total_tokens,

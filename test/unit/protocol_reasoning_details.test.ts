@@ -8,6 +8,7 @@ import { describe, expect, test } from "vitest";
 import { Accumulator } from "../../src/accumulator.ts";
 import { streamChat } from "../../src/index.ts";
 import { anthropicDecoding } from "../../src/protocols/anthropic_decoder.ts";
+import { CORE_KIT } from "../../src/core_kit.ts";
 import { useMswServer } from "../support/msw.ts";
 import { anthropicWire } from "./fixtures/anthropic_wire.ts";
 import { responsesWire } from "./fixtures/responses_wire.ts";
@@ -233,7 +234,7 @@ describe("protocols without signed thinking", () => {
 describe("reasoning blocks", () => {
   test("reasoning text reaches only the open block's entry, and a closed entry gets no more", () => {
     const acc = new Accumulator(null);
-    const decoder = anthropicDecoding.createDecoder(acc);
+    const decoder = anthropicDecoding(CORE_KIT).createDecoder(acc);
     const send = (data: Record<string, unknown>): void => {
       decoder.onEvent(undefined, JSON.stringify(data));
     };

@@ -21,7 +21,7 @@ import { errorResponse } from "../error_response.ts";
 export const RESUMABLE_HEADER = "x-stopstream-resumable";
 
 // The response header with the stream id is the one the client reads (`x-stopstream-stream-id`).
-export { STREAM_ID_HEADER } from "../../resume.ts";
+export { STREAM_ID_HEADER } from "../../resumable.ts";
 
 /** The header the Worker passes the caller's key hash to the Durable Object in. */
 export const OWNER_HEADER = "x-stopstream-owner";
