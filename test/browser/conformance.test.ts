@@ -166,6 +166,70 @@ describe.skipIf(!hasChromium())("conformance in headless Chromium", () => {
     }
   });
 
+  test("a resume-client chunk that fails to download: the drop ends the call as an unresumable stream would", async () => {
+    const fresh = await browser.newPage();
+    missing.push(/^\/resume-/);
+    try {
+      await fresh.goto(`${pageServer.url}/`);
+      await fresh.waitForFunction(() => (globalThis as { ready?: boolean }).ready === true);
+      const outcome = await fresh.evaluate(async () => {
+        const lib = (globalThis as unknown as { lib: typeof import("../../src/index.ts") }).lib;
+        const requests: string[] = [];
+        const encoder = new TextEncoder();
+        const event = (id: number, content: string) =>
+          encoder.encode(
+            `id: ${id}\ndata: ${
+              JSON.stringify({ choices: [{ index: 0, delta: { content } }] })
+            }\n\n`,
+          );
+        const stream = lib.streamChat({
+          baseURL: "https://relay.invalid/v1",
+          body: { model: "m", messages: [] },
+          fetch: (input, init) => {
+            requests.push(new Request(input, init).method);
+            const pieces = [event(1, "Hel"), event(2, "lo")];
+            return Promise.resolve(
+              new Response(
+                new ReadableStream({
+                  pull(controller) {
+                    const next = pieces.shift();
+                    if (next !== undefined) controller.enqueue(next);
+                    else controller.error(new TypeError("network connection lost"));
+                  },
+                }),
+                {
+                  headers: {
+                    "content-type": "text/event-stream",
+                    "x-stopstream-stream-id": "strm_b1",
+                  },
+                },
+              ),
+            );
+          },
+          retry: { initialDelayMs: 1, maxDelayMs: 2 },
+        });
+        let text = "";
+        try {
+          for await (const e of stream) if (e.type === "text") text += e.text;
+        } catch (error) {
+          const e = error as Error & { partial?: { content: string } };
+          return { text, name: e.name, cause: (e.cause as Error).name, requests };
+        }
+        return { text, name: "none", cause: "none", requests };
+      });
+      // The text reached the caller, so only a resume could go on: the call ends with it kept.
+      expect(outcome).toEqual({
+        text: "Hello",
+        name: "PartialStreamError",
+        cause: "ConnectionError",
+        requests: ["POST"],
+      });
+    } finally {
+      missing.length = 0;
+      await fresh.close();
+    }
+  });
+
   for (const c of cases) {
     test(c.name, async () => {
       await page.evaluate(

@@ -1,9 +1,9 @@
 /**
- * Conformance cases for the protocols whose decoders load on first use (`src/lazy.ts`): in each
- * runtime the suite runs in, no other case calls them, so this is the first call in a fresh
- * module graph and the decoder's `import()` is resolved by that runtime's own loader (in
- * Chromium, a chunk fetched by the page). The answer comes from an injected `fetch`: what is
- * checked is the loading, not the network.
+ * Conformance cases for the code that loads on first use (`src/lazy.ts`): the decoders of two
+ * protocols, and the resumable-stream client (`src/resumable.ts`). In each runtime the suite runs
+ * in, no other case uses them, so this is the first use in a fresh module graph and the
+ * `import()` is resolved by that runtime's own loader (in Chromium, a chunk fetched by the page).
+ * The answers come from an injected `fetch`: what is checked is the loading, not the network.
  *
  * @module
  */
@@ -76,8 +76,73 @@ function lazyCase(
   };
 }
 
+const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+  JSON.stringify({
+    id: "chatcmpl-1",
+    object: "chat.completion.chunk",
+    model: "m",
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
+
 /**
- * The cases, one per lazily loaded protocol.
+ * A relay-style resumable stream: the first response says so (`x-stopstream-stream-id`) and
+ * drops after event 2; `GET …/streams/{id}` with `Last-Event-ID: 2` sends the rest.
+ */
+const resumableCase: ConformanceCase = {
+  name: "the resumable-stream client loads when a stream is resumable, and resumes a drop",
+  async run(ctx) {
+    const seen: string[] = [];
+    const sse = (id: number, data: string) => `id: ${id}\ndata: ${data}\n\n`;
+    const encoder = new TextEncoder();
+    const headers = { "content-type": "text/event-stream", "x-stopstream-stream-id": "strm_c1" };
+    const fetch: typeof globalThis.fetch = (input, init) => {
+      const request = new Request(input, init);
+      seen.push(
+        `${request.method} ${new URL(request.url).pathname} ${
+          request.headers.get("last-event-id") ?? "-"
+        }`,
+      );
+      if (request.method === "GET") {
+        const rest = sse(3, chunk({}, "stop")) + sse(4, "[DONE]");
+        return Promise.resolve(new Response(rest, { headers }));
+      }
+      // One event a pull, then the drop (an error in `start` would discard what was queued).
+      const events = [
+        sse(1, chunk({ role: "assistant", content: "Hel" })),
+        sse(2, chunk({ content: "lo" })),
+      ];
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          const next = events.shift();
+          if (next !== undefined) controller.enqueue(encoder.encode(next));
+          else controller.error(new TypeError("network connection lost"));
+        },
+      });
+      return Promise.resolve(new Response(body, { headers }));
+    };
+    const stream = ctx.lib.streamChat({
+      baseURL: "https://relay.invalid/v1",
+      body: { model: "m", messages: [{ role: "user", content: "hi" }] },
+      fetch,
+      retry: { initialDelayMs: 1, maxDelayMs: 2 },
+    });
+    let text = "";
+    for await (const event of stream) if (event.type === "text") text += event.text;
+    const result = await stream.result;
+    const got = JSON.stringify([text, result.content, result.finishReason, result.resumes, seen]);
+    const want = JSON.stringify([
+      "Hello",
+      "Hello",
+      "stop",
+      1,
+      ["POST /v1/chat/completions -", "GET /v1/streams/strm_c1 2"],
+    ]);
+    if (got !== want) throw new Error(`conformance: resumable: expected ${want}, got ${got}`);
+  },
+};
+
+/**
+ * The cases: one per lazily loaded protocol, and the resumable-stream client.
  *
  * @example
  * ```ts
@@ -87,4 +152,5 @@ function lazyCase(
 export const lazyProtocolCases: readonly ConformanceCase[] = [
   lazyCase("anthropic-messages", ANTHROPIC_SSE),
   lazyCase("openai-responses", RESPONSES_SSE),
+  resumableCase,
 ];
