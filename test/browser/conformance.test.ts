@@ -121,58 +121,65 @@ describe.skipIf(!hasChromium())("conformance in headless Chromium", () => {
     await Promise.all([faultServer?.close(), pageServer?.close()]);
   });
 
+  /**
+   * Runs `body` in a fresh page (its own module map: nothing loaded on first use yet) whose
+   * server answers 404 for the files `gone` matches, as a deployment that lost a chunk would.
+   */
+  async function withMissingChunk<T>(gone: RegExp, body: (fresh: Page) => Promise<T>): Promise<T> {
+    const fresh = await browser.newPage();
+    missing.push(gone);
+    try {
+      await fresh.goto(`${pageServer.url}/`);
+      await fresh.waitForFunction(() => (globalThis as { ready?: boolean }).ready === true);
+      return await body(fresh);
+    } finally {
+      missing.length = 0;
+      await fresh.close();
+    }
+  }
+
   test("the page and the fault server are on different origins", () => {
     expect(new URL(pageServer.url).origin).not.toBe(new URL(faultServer.url).origin);
     expect(pageErrors).toEqual([]);
   });
 
   test("a decoder chunk that fails to download is a ConnectionError with its cause; nothing is sent", async () => {
-    // A fresh page: its own module map, in which no decoder has been loaded yet.
-    const fresh = await browser.newPage();
-    missing.push(/^\/anthropic_decoder-/);
-    try {
-      await fresh.goto(`${pageServer.url}/`);
-      await fresh.waitForFunction(() => (globalThis as { ready?: boolean }).ready === true);
-      const outcome = await fresh.evaluate(async () => {
-        const lib = (globalThis as unknown as { lib: typeof import("../../src/index.ts") }).lib;
-        let requests = 0;
-        const error = await lib.streamChat({
-          baseURL: "https://provider.invalid/v1",
-          protocol: "anthropic-messages",
-          body: { model: "m", max_tokens: 8, messages: [] },
-          fetch: () => {
-            requests++;
-            return Promise.reject(new Error("no request may be sent"));
-          },
-          maxRetries: 1,
-          retry: { initialDelayMs: 1, maxDelayMs: 2 },
-        }).result.then(() => undefined, (e: Error & { attempts?: number }) => e);
-        return {
-          name: error?.name,
-          cause: (error?.cause as Error | undefined)?.name,
-          attempts: error?.attempts,
-          requests,
-        };
-      });
-      expect(outcome).toEqual({
-        name: "ConnectionError",
-        cause: "TypeError",
-        attempts: 2,
-        requests: 0,
-      });
-    } finally {
-      missing.length = 0;
-      await fresh.close();
-    }
+    const outcome = await withMissingChunk(
+      /^\/anthropic_decoder-/,
+      (fresh) =>
+        fresh.evaluate(async () => {
+          const lib = (globalThis as unknown as { lib: typeof import("../../src/index.ts") }).lib;
+          let requests = 0;
+          const error = await lib.streamChat({
+            baseURL: "https://provider.invalid/v1",
+            protocol: "anthropic-messages",
+            body: { model: "m", max_tokens: 8, messages: [] },
+            fetch: () => {
+              requests++;
+              return Promise.reject(new Error("no request may be sent"));
+            },
+            maxRetries: 1,
+            retry: { initialDelayMs: 1, maxDelayMs: 2 },
+          }).result.then(() => undefined, (e: Error & { attempts?: number }) => e);
+          return {
+            name: error?.name,
+            cause: (error?.cause as Error | undefined)?.name,
+            attempts: error?.attempts,
+            requests,
+          };
+        }),
+    );
+    expect(outcome).toEqual({
+      name: "ConnectionError",
+      cause: "TypeError",
+      attempts: 2,
+      requests: 0,
+    });
   });
 
   test("a resume-client chunk that fails to download: the drop ends the call as an unresumable stream would", async () => {
-    const fresh = await browser.newPage();
-    missing.push(/^\/resume-/);
-    try {
-      await fresh.goto(`${pageServer.url}/`);
-      await fresh.waitForFunction(() => (globalThis as { ready?: boolean }).ready === true);
-      const outcome = await fresh.evaluate(async () => {
+    const outcome = await withMissingChunk(/^\/resume-/, (fresh) =>
+      fresh.evaluate(async () => {
         const lib = (globalThis as unknown as { lib: typeof import("../../src/index.ts") }).lib;
         const requests: string[] = [];
         const encoder = new TextEncoder();
@@ -216,18 +223,14 @@ describe.skipIf(!hasChromium())("conformance in headless Chromium", () => {
           return { text, name: e.name, cause: (e.cause as Error).name, requests };
         }
         return { text, name: "none", cause: "none", requests };
-      });
-      // The text reached the caller, so only a resume could go on: the call ends with it kept.
-      expect(outcome).toEqual({
-        text: "Hello",
-        name: "PartialStreamError",
-        cause: "ConnectionError",
-        requests: ["POST"],
-      });
-    } finally {
-      missing.length = 0;
-      await fresh.close();
-    }
+      }));
+    // The text reached the caller, so only a resume could go on: the call ends with it kept.
+    expect(outcome).toEqual({
+      text: "Hello",
+      name: "PartialStreamError",
+      cause: "ConnectionError",
+      requests: ["POST"],
+    });
   });
 
   for (const c of cases) {
