@@ -16,8 +16,10 @@ import { ConnectionError } from "./error_classes.ts";
  * promise — unless the call is stopped first (then its stop error, at once) — and once loaded
  * the value is returned as is (no promise, nothing allocated). A load that fails (a chunk that
  * did not download, a broken install) is a `ConnectionError` with the failure as its `cause`,
- * and the next call tries again. Called without a control, it starts the load (or returns the
- * value) and does not watch for a stop.
+ * and the next call tries again; so is a wait longer than `limitMs` (the call's `headersMs`:
+ * a module gets as long as a response's headers), while the load itself goes on for the next
+ * call. Called without a control, it starts the load (or returns the value) and does not watch
+ * for a stop.
  *
  * @example
  * ```ts
@@ -28,12 +30,12 @@ import { ConnectionError } from "./error_classes.ts";
 export function lazy<T>(
   what: string,
   load: () => Promise<T>,
-): (control?: CallControl) => T | Promise<T> {
+): (control?: CallControl, limitMs?: number) => T | Promise<T> {
   let loaded: { value: T } | undefined;
   let loading: Promise<T> | undefined;
   // Without a control: the load itself, for code that starts it early and waits later (a wait
   // would take the control's `current`, which belongs to the attempt in flight).
-  return (control) => {
+  return (control, limitMs = Infinity) => {
     if (loaded !== undefined) return loaded.value;
     loading ??= load().then((value) => (loaded = { value }).value, (cause) => {
       loading = undefined;
@@ -43,17 +45,38 @@ export function lazy<T>(
         { cause },
       );
     });
-    return control === undefined ? loading : waitFor(loading, control);
+    return control === undefined ? loading : waitFor(loading, control, limitMs, what);
   };
 }
 
-/** `promise`, unless the call is stopped first: then its stop error, in the same turn. */
-function waitFor<T>(promise: Promise<T>, control: CallControl): Promise<T> {
+/**
+ * `promise`, unless the call is stopped first (then its stop error, in the same turn) or
+ * `limitMs` pass first: a load that hangs (a chunk request that never completes) must not hang
+ * the call, so it fails as a connection that did not answer would.
+ */
+function waitFor<T>(
+  promise: Promise<T>,
+  control: CallControl,
+  limitMs: number,
+  what: string,
+): Promise<T> {
   return new Promise((resolve, reject) => {
     if (control.stopError !== undefined) return reject(control.stopError);
+    const timer = Number.isFinite(limitMs)
+      ? setTimeout(() => {
+        done();
+        reject(
+          new ConnectionError(
+            `stopstream: ${what} did not load within ${limitMs} ms (a chunk of the app that ` +
+              "does not download?); reload the app",
+          ),
+        );
+      }, limitMs)
+      : undefined;
     const wait = { cancel: reject };
     control.current = wait;
     const done = (): void => {
+      clearTimeout(timer);
       if (control.current === wait) control.current = undefined;
     };
     promise.then((value) => {

@@ -93,15 +93,15 @@ export class ResumableStream implements AttemptStream, Cancellable {
   /**
    * After a failed attempt: the event to resume after (`""`: the start) when the stream can go
    * on over a new connection, else `undefined` (then call {@linkcode ResumableStream.failure}).
-   * Waits for the client if the stream was resumable and it is still loading; a client that
-   * failed to load means the stream cannot be resumed.
+   * Waits for the client if the stream was resumable and it is still loading (at most the
+   * call's `headersMs`); a client that failed to load means the stream cannot be resumed.
    */
   resumeAfter(
     error: unknown,
     exhausted: boolean,
   ): string | undefined | Promise<string | undefined> {
     if (this.#opened === undefined) return this.#client?.resumeAfter(error, exhausted);
-    const loading = loadClient(this.#control);
+    const loading = loadClient(this.#control, this.#target.timeouts.headersMs);
     return Promise.resolve(loading).then((client) => {
       this.#attach(client);
       return this.#client!.resumeAfter(error, exhausted);

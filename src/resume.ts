@@ -19,6 +19,9 @@
  * events out, or repeated some, further on). Either, or an event without a number, ends the
  * call as a stream that could not be resumed.
  *
+ * Loaded on first use: resumable.ts loads it when a response says the server keeps the stream,
+ * and hands it the core's helpers (core_kit.ts), so it imports only types from the core.
+ *
  * @module
  */
 

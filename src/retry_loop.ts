@@ -89,7 +89,7 @@ export async function runCall(
       let protocol: Protocol | undefined;
       try {
         // Loaded on first use (lazy.ts): failing to load is a ConnectionError, retried like one.
-        protocol = await loadProtocol(target.protocol, control);
+        protocol = await loadProtocol(target.protocol, control, target.timeouts.headersMs);
         const headers = await attempt.run(
           {
             fetch: target.fetch,

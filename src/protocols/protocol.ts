@@ -116,8 +116,11 @@ export interface Protocol extends ProtocolRequests, ProtocolDecoding {}
  * ```
  */
 export interface LazyProtocol extends ProtocolRequests {
-  /** The whole protocol: at once once loaded; a stop of `control` ends the wait. */
-  load(control: CallControl): Protocol | Promise<Protocol>;
+  /**
+   * The whole protocol: at once once loaded; a stop of `control` ends the wait, and so does
+   * `limitMs` (a `ConnectionError`).
+   */
+  load(control: CallControl, limitMs?: number): Protocol | Promise<Protocol>;
 }
 
 /**
@@ -125,12 +128,13 @@ export interface LazyProtocol extends ProtocolRequests {
  *
  * @example
  * ```ts
- * const decoding = await loadProtocol(target.protocol, control);
+ * const decoding = await loadProtocol(target.protocol, control, 60_000);
  * ```
  */
 export function loadProtocol(
   protocol: Protocol | LazyProtocol,
   control: CallControl,
+  limitMs?: number,
 ): Protocol | Promise<Protocol> {
-  return "createDecoder" in protocol ? protocol : protocol.load(control);
+  return "createDecoder" in protocol ? protocol : protocol.load(control, limitMs);
 }

@@ -5,7 +5,7 @@
  * download in a browser: test/browser/conformance.test.ts.
  */
 
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { CallControl } from "../../src/call_control.ts";
 import { ChatStream } from "../../src/chat_stream.ts";
 import { InterruptedError } from "../../src/error_classes.ts";
@@ -40,6 +40,35 @@ describe("lazy", () => {
     expect(await load(new CallControl())).toBe(2);
   });
 
+  test("a wait longer than limitMs is a ConnectionError; the load goes on, and the next call gets it", async () => {
+    vi.useFakeTimers();
+    try {
+      let finish!: (value: number) => void;
+      let loads = 0;
+      const load = lazy("the thing", () => {
+        loads++;
+        return new Promise<number>((resolve) => (finish = resolve));
+      });
+      const control = new CallControl();
+      let settled = false;
+      const waiting = Promise.resolve(load(control, 1_000)).catch((e: unknown) => e)
+        .finally(() => (settled = true));
+      await vi.advanceTimersByTimeAsync(999); // runs every promise job that is due, too
+      expect(settled).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      const error = await waiting;
+      expect(isConnectionError(error)).toBe(true);
+      expect((error as Error).message).toContain("the thing did not load within 1000 ms");
+      expect(control.current).toBeUndefined();
+      finish(7);
+      expect(await load(new CallControl(), 1_000)).toBe(7);
+      expect(loads).toBe(1);
+      expect(vi.getTimerCount()).toBe(0); // the timers of settled waits are cleared
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   test("a stop ends the wait for a load at once, with the stop error", async () => {
     const load = lazy("the thing", () => new Promise<never>(() => {}));
     const control = new CallControl();
@@ -52,7 +81,7 @@ describe("lazy", () => {
 });
 
 describe("a call whose protocol loads on first use", () => {
-  function callWith(load: () => Promise<Protocol>, signal?: AbortSignal) {
+  function callWith(load: () => Promise<Protocol>, signal?: AbortSignal, headersMs?: number) {
     let requests = 0;
     const plan = planCall({
       baseURL: "https://provider.invalid/v1",
@@ -65,6 +94,7 @@ describe("a call whose protocol loads on first use", () => {
       maxRetries: 1,
       retry: { initialDelayMs: 1, maxDelayMs: 2 },
       ...(signal === undefined ? {} : { signal }),
+      ...(headersMs === undefined ? {} : { timeouts: { headersMs } }),
     });
     plan.targets[0]!.protocol = { ...anthropicMessages, load: lazy("the decoder", load) };
     return { stream: new ChatStream(plan), requests: () => requests };
@@ -81,6 +111,22 @@ describe("a call whose protocol loads on first use", () => {
     expect(isConnectionError(error)).toBe(true);
     expect((error as Error).cause).toBe(failure);
     expect([(error as { attempts?: number }).attempts, loads, requests()]).toEqual([2, 2, 0]);
+  });
+
+  test("a decoder load that hangs fails each attempt after headersMs, then rejects typed; nothing is sent", async () => {
+    let loads = 0;
+    const { stream, requests } = callWith(
+      () => {
+        loads++;
+        return new Promise<never>(() => {});
+      },
+      undefined,
+      20,
+    );
+    const error = await stream.result.catch((e: unknown) => e);
+    expect(isConnectionError(error)).toBe(true);
+    expect((error as Error).message).toContain("did not load within 20 ms");
+    expect([(error as { attempts?: number }).attempts, loads, requests()]).toEqual([2, 1, 0]);
   });
 
   test("abort while the decoder loads rejects at once with InterruptedError; nothing is sent", async () => {

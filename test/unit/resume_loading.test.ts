@@ -160,6 +160,16 @@ describe("the resumable-stream client, loaded once a stream is resumable", () =>
     expect(server.connections).toHaveLength(1);
   });
 
+  test("one whose load hangs: past headersMs the drop ends the call as a stream that was not resumed", async () => {
+    const server = await serve([{ endAt: AFTER }]);
+    const { streamChat } = await freshClient();
+    // The gate stays shut: the import never settles.
+    const { error } = await collect(streamChat(options(server, { timeouts: { headersMs: 50 } })));
+    expect(isPartialStreamError(error)).toBe(true);
+    expect((error as Error).cause).toMatchObject({ name: "ConnectionError" });
+    expect(server.connections).toHaveLength(1);
+  });
+
   test("a call whose response is not resumable never loads it", async () => {
     const { streamChat } = await freshClient();
     const body = EVENTS.join("") + "data: [DONE]\n\n";
