@@ -47,6 +47,8 @@ const loadClient = lazy(
 export class ResumableStream implements AttemptStream, Cancellable {
   #target: CallTarget;
   #control: CallControl;
+  /** OpenAI Responses background mode: resumable from the first response on. */
+  #background: boolean;
   /** The client, once loaded for a stream of this target. */
   #client: Resumption | undefined = undefined;
   /** A stream that opened while the client was loading: the client is told of it when loaded. */
@@ -57,6 +59,8 @@ export class ResumableStream implements AttemptStream, Cancellable {
   constructor(target: CallTarget, control: CallControl) {
     this.#target = target;
     this.#control = control;
+    this.#background = target.protocol.name === "openai-responses" &&
+      target.body.background === true;
   }
 
   /** The answer the next attempt goes on with, while resuming. */
@@ -78,10 +82,7 @@ export class ResumableStream implements AttemptStream, Cancellable {
   opened(headers: Record<string, string>, feed: SseFeed, acc: Accumulator): void {
     const id = headers[STREAM_ID_HEADER];
     if (this.#client !== undefined) return this.#client.opened(id, feed, acc);
-    const target = this.#target;
-    const background = target.protocol.name === "openai-responses" &&
-      target.body.background === true;
-    if (id === undefined && !background) return;
+    if (id === undefined && !this.#background) return;
     this.#opened = [id, feed, acc];
     const loaded = loadClient();
     if (!(loaded instanceof Promise)) return void this.#attach(loaded);
@@ -135,7 +136,7 @@ export class ResumableStream implements AttemptStream, Cancellable {
     const opened = this.#opened;
     if (this.#client !== undefined || opened === undefined) return;
     if (this.#control.remote === this) this.#control.remote = undefined;
-    const client = this.#client = new Client(this.#target, this.#control);
+    const client = this.#client = new Client(this.#target, this.#control, this.#background);
     client.opened(...opened);
     this.#opened = undefined;
     if (this.#stop !== undefined) client.cancel(this.#stop);

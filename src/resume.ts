@@ -53,7 +53,7 @@ const STREAM_ID = /^[\w-]{1,200}$/;
  *
  * @example
  * ```ts
- * const resumption = new (resumption(CORE_KIT))(target, control);
+ * const resumption = new (resumption(CORE_KIT))(target, control, false);
  * const after = resumption.resumeAfter(error, exhausted); // "12": resume after event 12
  * const error2 = after === undefined ? resumption.failure(error) : error;
  * ```
@@ -79,11 +79,11 @@ export class Resumption implements Cancellable {
   /** The failure that cut the stream: the call's failure when it cannot be resumed after all. */
   #cut: unknown = undefined;
 
-  constructor(target: CallTarget, control: CallControl) {
+  /** `background`: the call is in Responses background mode (resumable.ts decides it). */
+  constructor(target: CallTarget, control: CallControl, background: boolean) {
     this.#target = target;
     this.#control = control;
-    this.#background = target.protocol.name === "openai-responses" &&
-      target.body.background === true;
+    this.#background = background;
   }
 
   /** The answer the next attempt goes on with, while resuming. */
@@ -288,7 +288,7 @@ function refused(what: string, background: boolean): StreamProtocolError {
  * @example
  * ```ts
  * const Client = resumption(CORE_KIT);
- * new Client(target, control).opened(streamId, feed, acc);
+ * new Client(target, control, false).opened(streamId, feed, acc);
  * ```
  */
 export function resumption(kit: CoreKit): typeof Resumption {

@@ -19,6 +19,7 @@
  * @module
  */
 
+import type { StreamChatOptions } from "../../src/chat_options.ts";
 import type { ChatResult, StreamEvent } from "../../src/chat_result.ts";
 import { type NodeServer, type ServedRequest, startNodeServer } from "./node_server.ts";
 
@@ -281,4 +282,59 @@ export function answerEvents(events: readonly StreamEvent[]): StreamEvent[] {
 export function answerOf(result: ChatResult | undefined): Partial<ChatResult> {
   const { attempts: _a, resumes: _r, target: _t, ...rest } = result!;
   return rest;
+}
+
+/**
+ * The imitations a test file starts, closed together (call `closeAll` in `afterEach`).
+ *
+ * @example
+ * ```ts
+ * const pool = new ServerPool();
+ * afterEach(() => pool.closeAll());
+ * const server = await pool.start("relay", blocks, [{ endAt: 3 }]);
+ * ```
+ */
+export class ServerPool {
+  #servers: ResumableServer[] = [];
+
+  /** Starts an imitation (as {@linkcode startResumableServer}) and keeps it to close. */
+  async start(
+    kind: "relay" | "background",
+    events: readonly string[],
+    script: readonly Connection[] = [],
+  ): Promise<ResumableServer> {
+    const server = await startResumableServer(kind, events, script);
+    this.#servers.push(server);
+    return server;
+  }
+
+  async closeAll(): Promise<void> {
+    const servers = this.#servers.splice(0);
+    await Promise.all(servers.map((server) => server.close()));
+  }
+}
+
+/**
+ * Options for a call to a relay imitation's resumable stream: the resumable header, the key,
+ * a backoff of a millisecond or two, and `extra` on top.
+ *
+ * @example
+ * ```ts
+ * const result = await streamChat(relayOptions(server, "sk-test", body)).result;
+ * ```
+ */
+export function relayOptions(
+  server: ResumableServer,
+  apiKey: string,
+  body: Record<string, unknown>,
+  extra: Partial<StreamChatOptions> = {},
+): StreamChatOptions {
+  return {
+    baseURL: server.baseURL,
+    apiKey,
+    headers: { "x-stopstream-resumable": "true" },
+    body,
+    retry: { initialDelayMs: 1, maxDelayMs: 2 },
+    ...extra,
+  };
 }

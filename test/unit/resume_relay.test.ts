@@ -14,9 +14,10 @@ import {
   answerOf,
   type Connection,
   RELAY_STREAM_ID,
+  relayOptions,
   type ResumableServer,
+  ServerPool,
   sseBlocks,
-  startResumableServer,
 } from "../support/resumable_server.ts";
 import { chunk, collect, delay, ofType, sse } from "../support/sse.ts";
 import { fixture } from "./protocol_replay.ts";
@@ -43,27 +44,15 @@ const CANCELLED = sse({
 const BODY = { model: "gpt-test", messages: [{ role: "user", content: "Hi" }] };
 const KEY = "sk-relay-test";
 
-let servers: ResumableServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.map((server) => server.close()));
-  servers = [];
-});
+const pool = new ServerPool();
+afterEach(() => pool.closeAll());
 
-async function serve(events: string[], script: Connection[] = []): Promise<ResumableServer> {
-  const server = await startResumableServer("relay", events, script);
-  servers.push(server);
-  return server;
+function serve(events: string[], script: Connection[] = []): Promise<ResumableServer> {
+  return pool.start("relay", events, script);
 }
 
 function options(server: ResumableServer, extra: Partial<StreamChatOptions> = {}) {
-  return {
-    baseURL: server.baseURL,
-    apiKey: KEY,
-    headers: { "x-stopstream-resumable": "true" },
-    body: BODY,
-    retry: { initialDelayMs: 1, maxDelayMs: 2 },
-    ...extra,
-  } satisfies StreamChatOptions;
+  return relayOptions(server, KEY, BODY, extra);
 }
 
 /** `response` with a body that fails like a lost connection after `bytes` bytes. */
