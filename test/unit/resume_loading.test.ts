@@ -12,10 +12,12 @@ import type { StreamChatOptions } from "../../src/chat_options.ts";
 import { isInterruptedError, isPartialStreamError } from "../../src/error_guards.ts";
 import {
   answerOf,
+  type Connection,
   RELAY_STREAM_ID,
+  relayOptions,
   type ResumableServer,
+  ServerPool,
   sseBlocks,
-  startResumableServer,
 } from "../support/resumable_server.ts";
 import { collect, settlesNow } from "../support/sse.ts";
 import { fixture } from "./protocol_replay.ts";
@@ -58,7 +60,7 @@ const KEY = "sk-loading-test";
 /** An event after some text arrived. */
 const AFTER = 3;
 
-let servers: ResumableServer[] = [];
+const pool = new ServerPool();
 beforeEach(() => {
   vi.resetModules(); // a fresh module graph: the client is not loaded yet
   holdTheClient();
@@ -67,25 +69,18 @@ beforeEach(() => {
 });
 afterEach(async () => {
   gate.open();
-  await Promise.all(servers.map((server) => server.close()));
-  servers = [];
+  await pool.closeAll();
 });
 
-async function serve(script: Parameters<typeof startResumableServer>[2]) {
-  const server = await startResumableServer("relay", EVENTS, script);
-  servers.push(server);
-  return server;
+function serve(script: Connection[]): Promise<ResumableServer> {
+  return pool.start("relay", EVENTS, script);
 }
 
 function options(server: ResumableServer, extra: Partial<StreamChatOptions> = {}) {
-  return {
-    baseURL: server.baseURL,
-    apiKey: KEY,
-    headers: { "x-stopstream-resumable": "true" },
-    body: { model: "gpt-test", messages: [{ role: "user", content: "Hi" }] },
-    retry: { initialDelayMs: 1, maxDelayMs: 2 },
-    ...extra,
-  } satisfies StreamChatOptions;
+  return relayOptions(server, KEY, {
+    model: "gpt-test",
+    messages: [{ role: "user", content: "Hi" }],
+  }, extra);
 }
 
 /** streamChat from this test's module graph, and a promise of its first resumeAfter. */
@@ -168,6 +163,21 @@ describe("the resumable-stream client, loaded once a stream is resumable", () =>
     expect(isPartialStreamError(error)).toBe(true);
     expect((error as Error).cause).toMatchObject({ name: "ConnectionError" });
     expect(server.connections).toHaveLength(1);
+  });
+
+  test("a hostile stream id, seen while it loads, is refused once it has: no request outside the stream", async () => {
+    const hostile = { "x-stopstream-stream-id": "../../admin/delete" };
+    const server = await serve([{ endAt: AFTER, headers: hostile }]);
+    const { streamChat, askedToResume } = await freshClient();
+    const collected = collect(streamChat(options(server)));
+    await askedToResume;
+    gate.open();
+    const { error } = await collected;
+    expect(isPartialStreamError(error)).toBe(true);
+    expect(gate.loads).toBe(1);
+    expect(server.server.requests().map((r) => `${r.method} ${r.path}`)).toEqual([
+      "POST /v1/chat/completions",
+    ]);
   });
 
   test("a call whose response is not resumable never loads it", async () => {
