@@ -23,8 +23,8 @@ import { ConnectionError } from "./error_classes.ts";
  *
  * @example
  * ```ts
- * const decoder = lazy("the anthropic-messages decoder", () => import("./anthropic_decoder.ts"));
- * const { decoding } = await decoder(control);
+ * const decoder = lazy("the anthropic-messages decoder", () => import("./protocols/anthropic_decoder.ts"));
+ * const { anthropicDecoding } = await decoder(control);
  * ```
  */
 export function lazy<T>(

@@ -23,7 +23,7 @@ import type { AttemptStream, StreamRequest } from "./transport.ts";
  *
  * @example
  * ```ts
- * response.headers.get(STREAM_ID_HEADER); // "strm_3f9a…": resume with GET {baseURL}/streams/strm_3f9a…
+ * response.headers.get(STREAM_ID_HEADER); // "3f9a…" (32 hex digits): resume with GET {baseURL}/streams/3f9a…
  * ```
  */
 export const STREAM_ID_HEADER = "x-stopstream-stream-id";

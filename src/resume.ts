@@ -53,9 +53,10 @@ const STREAM_ID = /^[\w-]{1,200}$/;
  *
  * @example
  * ```ts
- * const resumption = new (resumption(CORE_KIT))(target, control, false);
- * const after = resumption.resumeAfter(error, exhausted); // "12": resume after event 12
- * const error2 = after === undefined ? resumption.failure(error) : error;
+ * const Client = resumption(CORE_KIT);
+ * const client = new Client(target, control, false);
+ * const after = client.resumeAfter(error, exhausted); // "12": resume after event 12
+ * const error2 = after === undefined ? client.failure(error) : error;
  * ```
  */
 export class Resumption implements Cancellable {

@@ -61,7 +61,7 @@ export function bearerHeaders(target: RequestTarget): Headers {
  *
  * @example
  * ```ts
- * appendMessage({ messages: [] }, { role: "assistant", content: "Hel" }).messages.length; // 1
+ * appendMessage({ messages: [] }, { role: "assistant", content: "Hel" }); // { messages: [{ role: "assistant", content: "Hel" }] }
  * ```
  */
 export function appendMessage(
