@@ -120,23 +120,66 @@ export function credentialsOf(headers: Headers): string[] {
  */
 export function redactError<T>(error: T, secrets: readonly string[]): T {
   let current: unknown = error;
+  let holder: (Error & Record<string, unknown>) | undefined;
   for (let depth = 0; depth < 8 && current instanceof Error && secrets.length > 0; depth++) {
     const target = current as Error & Record<string, unknown>;
-    const { stack } = target; // formatted now, with the message as it was
-    target.message = redact(target.message, secrets);
-    if (typeof stack === "string") target.stack = redact(stack, secrets);
-    // Every field, not a list of the known ones: a server's words reach more of them than the
-    // body (a response header echoing the key, a redirect's target). Written only when changed:
-    // a cause from elsewhere may have fields that cannot be.
-    for (const field of Object.keys(target)) {
-      const value = target[field];
-      if (typeof value !== "string" && !(CARRIED.has(field) && value != null)) continue;
-      const clean = redactValue(value, secrets);
-      if (clean !== value) target[field] = clean;
+    if (!cleaned(target, secrets)) {
+      // An error that cannot be cleaned (a frozen one) does not stay in the chain: a plain
+      // copy of its redacted message takes its place.
+      if (holder !== undefined) holder.cause = plainCopy(target, secrets);
+      return error;
     }
+    holder = target;
     current = target.cause;
   }
   return error;
+}
+
+/**
+ * Redacts one error's own message, stack and fields in place; `false` when one of them could
+ * not be written. Each is written only when it changed: a cause from elsewhere may have fields
+ * that cannot be (a DOMException's message is a getter, a frozen error takes nothing).
+ */
+function cleaned(target: Error & Record<string, unknown>, secrets: readonly string[]): boolean {
+  const { message, stack } = target; // the stack formatted now, with the message as it was
+  const cleanMessage = redact(String(message), secrets);
+  if (cleanMessage !== message && !overwrite(target, "message", cleanMessage)) return false;
+  if (typeof stack === "string") {
+    const cleanStack = redact(stack, secrets);
+    if (cleanStack !== stack && !overwrite(target, "stack", cleanStack)) return false;
+  }
+  // Every field, not a list of the known ones: a server's words reach more of them than the
+  // body (a response header echoing the key, a redirect's target).
+  for (const field of Object.keys(target)) {
+    const value = target[field];
+    if (typeof value !== "string" && !(CARRIED.has(field) && value != null)) continue;
+    const clean = redactValue(value, secrets);
+    if (clean !== value && !overwrite(target, field, clean)) return false;
+  }
+  return true;
+}
+
+function plainCopy(error: Error, secrets: readonly string[]): Error {
+  const copy = new Error(redact(String(error.message), secrets));
+  copy.name = error.name;
+  copy.stack = redact(String(error.stack), secrets);
+  return copy;
+}
+
+/** Sets `object[field]` to `value`; `false` when the object refuses. */
+function overwrite(object: Record<string, unknown>, field: string, value: unknown): boolean {
+  try {
+    object[field] = value;
+    return true;
+  } catch {
+    // A getter without a setter (a DOMException's message): an own value shadows it.
+    try {
+      Object.defineProperty(object, field, { value, writable: true, configurable: true });
+      return true;
+    } catch {
+      return false; // frozen
+    }
+  }
 }
 
 /** A string, or a parsed body redacted as its JSON text (a key's characters need no escape). */

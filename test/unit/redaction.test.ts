@@ -165,3 +165,39 @@ describe("the client never puts its key in an exception", () => {
     for (const t of textsOf(error)) expect(t).not.toContain(HEAD);
   });
 });
+
+describe("a cause the client did not make is redacted or replaced, never a TypeError", () => {
+  const failing = (error: Error) => () => Promise.reject(error);
+
+  test("a fetch rejecting with a DOMException (its message a getter) is a ConnectionError, retried", async () => {
+    let calls = 0;
+    const fetch = () => {
+      calls++;
+      return Promise.reject(new DOMException("The operation timed out.", "TimeoutError"));
+    };
+    const error = await errorFor([], { fetch, maxRetries: 2, retry: { initialDelayMs: 1 } });
+    expect((error as Error).name).toBe("ConnectionError");
+    expect(((error as Error).cause as Error).name).toBe("TimeoutError");
+    expect(calls).toBe(3);
+  });
+
+  test("a DOMException whose message carries the key: the key is gone, the cause stays", async () => {
+    const error = await errorFor([], {
+      fetch: failing(new DOMException(`timed out calling with ${KEY}`, "TimeoutError")),
+    });
+    expect((error as Error).name).toBe("ConnectionError");
+    expect((error as Error).cause).toBeInstanceOf(DOMException);
+    for (const t of textsOf(error)) expect(t).not.toContain(HEAD);
+  });
+
+  test("a frozen cause carrying the key is replaced by a redacted copy", async () => {
+    const frozen = Object.freeze(new TypeError(`fetch failed for ${KEY}`));
+    const error = await errorFor([], { fetch: failing(frozen) });
+    expect((error as Error).name).toBe("ConnectionError");
+    const cause = (error as Error).cause as Error;
+    expect(cause).not.toBe(frozen);
+    expect(cause.name).toBe("TypeError");
+    expect(cause.message).toBe("fetch failed for [redacted]");
+    for (const t of textsOf(error)) expect(t).not.toContain(HEAD);
+  });
+});
