@@ -120,13 +120,25 @@ export function credentialsOf(headers: Headers): string[] {
  */
 export function redactError<T>(error: T, secrets: readonly string[]): T {
   let current: unknown = error;
-  let holder: (Error & Record<string, unknown>) | undefined;
+  let holder: Record<string, unknown> | undefined;
   for (let depth = 0; depth < 8 && current instanceof Error && secrets.length > 0; depth++) {
     const target = current as Error & Record<string, unknown>;
-    if (!cleaned(target, secrets)) {
-      // An error that cannot be cleaned (a frozen one) does not stay in the chain: a plain
-      // copy of its redacted message takes its place.
-      if (holder !== undefined) holder.cause = plainCopy(target, secrets);
+    const { stack } = target; // formatted now, with the message as it was
+    const message = redact(String(target.message), secrets);
+    let cleaned = write(target, "message", message) &&
+      (typeof stack !== "string" || write(target, "stack", redact(stack, secrets)));
+    // Every field, not a list of the known ones: a server's words reach more of them than the
+    // body (a response header echoing the key, a redirect's target).
+    for (const field of Object.keys(target)) {
+      const value = target[field];
+      if (typeof value !== "string" && !(CARRIED.has(field) && value != null)) continue;
+      cleaned = write(target, field, redactValue(value, secrets)) && cleaned;
+    }
+    if (!cleaned) {
+      // An error that takes nothing (a frozen one) leaves the chain: a plain copy takes its place.
+      if (holder !== undefined) {
+        holder.cause = Object.assign(new Error(message), { name: target.name });
+      }
       return error;
     }
     holder = target;
@@ -136,49 +148,17 @@ export function redactError<T>(error: T, secrets: readonly string[]): T {
 }
 
 /**
- * Redacts one error's own message, stack and fields in place; `false` when one of them could
- * not be written. Each is written only when it changed: a cause from elsewhere may have fields
- * that cannot be (a DOMException's message is a getter, a frozen error takes nothing).
+ * Sets `object[field]` to `value` when it differs, as an own value (so that it shadows a getter
+ * without a setter: a DOMException's message); `false` when the object refuses. A cause from
+ * elsewhere may have fields that cannot be written, so nothing is written that did not change.
  */
-function cleaned(target: Error & Record<string, unknown>, secrets: readonly string[]): boolean {
-  const { message, stack } = target; // the stack formatted now, with the message as it was
-  const cleanMessage = redact(String(message), secrets);
-  if (cleanMessage !== message && !overwrite(target, "message", cleanMessage)) return false;
-  if (typeof stack === "string") {
-    const cleanStack = redact(stack, secrets);
-    if (cleanStack !== stack && !overwrite(target, "stack", cleanStack)) return false;
-  }
-  // Every field, not a list of the known ones: a server's words reach more of them than the
-  // body (a response header echoing the key, a redirect's target).
-  for (const field of Object.keys(target)) {
-    const value = target[field];
-    if (typeof value !== "string" && !(CARRIED.has(field) && value != null)) continue;
-    const clean = redactValue(value, secrets);
-    if (clean !== value && !overwrite(target, field, clean)) return false;
-  }
-  return true;
-}
-
-function plainCopy(error: Error, secrets: readonly string[]): Error {
-  const copy = new Error(redact(String(error.message), secrets));
-  copy.name = error.name;
-  copy.stack = redact(String(error.stack), secrets);
-  return copy;
-}
-
-/** Sets `object[field]` to `value`; `false` when the object refuses. */
-function overwrite(object: Record<string, unknown>, field: string, value: unknown): boolean {
+function write(object: Record<string, unknown>, field: string, value: unknown): boolean {
+  if (object[field] === value) return true;
   try {
-    object[field] = value;
+    Object.defineProperty(object, field, { value, writable: true, configurable: true });
     return true;
   } catch {
-    // A getter without a setter (a DOMException's message): an own value shadows it.
-    try {
-      Object.defineProperty(object, field, { value, writable: true, configurable: true });
-      return true;
-    } catch {
-      return false; // frozen
-    }
+    return false;
   }
 }
 
