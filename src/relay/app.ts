@@ -280,7 +280,9 @@ function callOptions(
     headers,
     body: translateRequest(body, u.protocol, u.model),
     ...(fetchFor !== undefined ? { fetch: fetchFor(target) } : {}),
-    ...(u.apiKey !== undefined ? { apiKey: u.apiKey } : {}),
+    // Always set, even to "none": which upstream has which key was settled in configured order
+    // (options.ts), and the client must not hand the first target's key on to a keyless one.
+    apiKey: u.apiKey as string,
   }));
   const [primary, ...rest] = targets as [StreamChatOptions, ...StreamChatOptions[]];
   if (rest.length === 0) return primary;

@@ -6,6 +6,7 @@
 
 import type { DemoUpstreamOptions } from "../demo/upstream.ts";
 import { createRetryBudget, isRetryBudget, type RetryBudget } from "../retry_budget.ts";
+import { joinURL } from "../protocols/request.ts";
 import { streamChat } from "../stream_chat.ts";
 import type { ProtocolName, RetryOptions, Timeouts } from "../chat_options.ts";
 import { isStreamNamespace, MAX_READERS, type RelayStreamNamespace } from "./streams/wire.ts";
@@ -205,6 +206,17 @@ export function resolveRelayOptions(options: RelayOptions): ResolvedRelayOptions
     const apiKey = upstream.apiKey === "" ? undefined : upstream.apiKey;
     return { baseURL: upstream.baseURL, apiKey, protocol, model: upstream.model };
   });
+  // A fallback on exactly the primary's base URL without a key of its own uses the primary's,
+  // as the client's own fallbacks do. Settled here, in configured order: the cooldown reorders
+  // the upstreams of a call, and the one that goes first must not be what decides who has a key.
+  const primary = upstreams[0];
+  for (let i = 1; i < upstreams.length; i++) {
+    const upstream = upstreams[i]!;
+    if (
+      primary !== undefined && options.upstreams![i]!.apiKey === undefined &&
+      joinURL(upstream.baseURL, "") === joinURL(primary.baseURL, "")
+    ) upstream.apiKey = primary.apiKey;
+  }
   checkCallOptions(options);
   const keys = options.keys ?? [];
   for (const key of keys) {

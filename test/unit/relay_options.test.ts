@@ -5,6 +5,7 @@
 
 import { describe, expect, test } from "vitest";
 import { createRelay } from "../../src/relay/app.ts";
+import { relayOptionsFromEnv } from "../../src/relay/env.ts";
 import { decodePlan, encodePlan, type StartPlan } from "../../src/relay/streams/wire.ts";
 
 function planWith(call: Partial<StartPlan["call"]>): StartPlan {
@@ -41,6 +42,19 @@ describe("the start plan of a resumable stream", () => {
     // What JSON.stringify alone sends: null, which streamChat refuses.
     expect(JSON.parse(JSON.stringify(plan)).call.timeouts.idleMs).toBeNull();
     expect(decodePlan(text)).toEqual(plan);
+  });
+
+  test("a fallback with no key arrives with no key, not without one (which would inherit)", () => {
+    const plan = planWith({
+      apiKey: "sk-primary",
+      fallbacks: [
+        { baseURL: "https://api.example.com/v1", apiKey: undefined as unknown as string },
+        { baseURL: "https://api.example.com/v1", apiKey: "sk-own" },
+      ],
+    });
+    const [keyless, keyed] = decodePlan(encodePlan(plan)).call.fallbacks!;
+    expect("apiKey" in keyless! && keyless.apiKey === undefined).toBe(true);
+    expect(keyed!.apiKey).toBe("sk-own");
   });
 
   test("a non-finite limit other than Infinity is refused, not sent as no limit", () => {
@@ -91,5 +105,75 @@ describe("createRelay checks the call options once", () => {
         retry: { maxRetryAfterMs: Infinity },
       })
     ).not.toThrow();
+  });
+});
+
+describe("which upstream gets which key is settled in configured order", () => {
+  const KEY = "sk-primary-0123456789";
+  const answer = () =>
+    new Response(
+      'data: {"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\n' +
+        "data: [DONE]\n\n",
+      { headers: { "content-type": "text/event-stream" } },
+    );
+
+  test("a fallback on the primary's base URL keeps the primary's key while the primary cools down", async () => {
+    const seen: Array<[unknown, string | null]> = [];
+    const app = createRelay({
+      ...relayOptionsFromEnv({
+        UPSTREAM_BASE_URL: "https://api.openai.test/v1",
+        UPSTREAM_API_KEY: KEY,
+        UPSTREAM_MODEL: "big",
+        FALLBACKS: '[{"baseURL":"https://api.openai.test/v1/","model":"small"}]',
+        COOLDOWN_FAILURES: "1",
+      }),
+      maxRetries: 0,
+      fetch: async (input, init) => {
+        const request = new Request(input, init);
+        const { model } = await request.json();
+        seen.push([model, request.headers.get("authorization")]);
+        return model === "big" ? new Response("overloaded", { status: 503 }) : answer();
+      },
+    });
+    const ask = () =>
+      app.request("/v1/chat/completions", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ messages: [{ role: "user", content: "hi" }] }),
+      });
+    expect((await ask()).status).toBe(200); // the primary fails once and cools down
+    const second = await ask(); // the fallback goes first now
+    expect(second.status).toBe(200);
+    expect(await second.text()).toContain('"content":"ok"');
+    expect(seen).toEqual([["big", `Bearer ${KEY}`], ["small", `Bearer ${KEY}`], [
+      "small",
+      `Bearer ${KEY}`,
+    ]]);
+  });
+
+  test("a fallback elsewhere, or one given an empty key, gets none", async () => {
+    const seen: Array<string | null> = [];
+    const app = createRelay({
+      upstreams: [
+        { baseURL: "https://api.openai.test/v1", apiKey: KEY },
+        { baseURL: "https://api.openai.test/v1", apiKey: "" },
+        { baseURL: "https://other.test/v1" },
+      ],
+      maxRetries: 0,
+      fetch: (input, init) => {
+        seen.push(new Request(input, init).headers.get("authorization"));
+        return Promise.resolve(
+          seen.length < 3 ? new Response("overloaded", { status: 503 }) : answer(),
+        );
+      },
+    });
+    const response = await app.request("/v1/chat/completions", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(response.status).toBe(200);
+    await response.text();
+    expect(seen).toEqual([`Bearer ${KEY}`, null, null]);
   });
 });

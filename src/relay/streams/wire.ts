@@ -124,7 +124,7 @@ const LIMIT_GROUPS = ["retry", "timeouts"] as const;
  * ```
  */
 export function encodePlan(plan: StartPlan): string {
-  return JSON.stringify({ ...plan, call: mapCallLimits(plan.call, encodeLimit) });
+  return JSON.stringify({ ...plan, call: mapCallLimits(plan.call, encodeLimit, NO_KEY) });
 }
 
 /**
@@ -138,7 +138,7 @@ export function encodePlan(plan: StartPlan): string {
  */
 export function decodePlan(text: string): StartPlan {
   const plan = JSON.parse(text) as StartPlan;
-  return { ...plan, call: mapCallLimits(plan.call, decodeLimit) };
+  return { ...plan, call: mapCallLimits(plan.call, decodeLimit, undefined) };
 }
 
 function encodeLimit(name: string, value: unknown): unknown {
@@ -153,12 +153,23 @@ function decodeLimit(_name: string, value: unknown): unknown {
   return value === null ? Number.POSITIVE_INFINITY : value;
 }
 
-/** `call` (and each fallback) with every number of `retry` and `timeouts` mapped. */
+/**
+ * A target's `apiKey` set to `undefined` (no key, and none to inherit from the primary, see
+ * app.ts) travels as this, since JSON drops an `undefined`.
+ */
+const NO_KEY = null;
+
+/**
+ * `call` (and each fallback) with every number of `retry` and `timeouts` mapped, and an
+ * `apiKey` present but empty (`undefined` or `null`) set to `noKey`.
+ */
 function mapCallLimits<T extends Partial<StreamChatOptions>>(
   call: T,
   map: (name: string, value: unknown) => unknown,
+  noKey: null | undefined,
 ): T {
   const mapped: Record<string, unknown> = { ...call };
+  if ("apiKey" in call && call.apiKey == null) mapped.apiKey = noKey;
   for (const group of LIMIT_GROUPS) {
     const limits = call[group] as Record<string, unknown> | undefined;
     if (limits == null) continue;
@@ -167,7 +178,7 @@ function mapCallLimits<T extends Partial<StreamChatOptions>>(
     mapped[group] = out;
   }
   if (Array.isArray(call.fallbacks)) {
-    mapped.fallbacks = call.fallbacks.map((fallback) => mapCallLimits(fallback, map));
+    mapped.fallbacks = call.fallbacks.map((fallback) => mapCallLimits(fallback, map, noKey));
   }
   return mapped as T;
 }
