@@ -77,7 +77,7 @@ const DEMO_TUNING: Pick<RelayOptions, "timeouts" | "retry"> = {
  * @throws {TypeError} naming the binding and what is wrong with it (never its value): a
  * `KEEPALIVE_MS`, `RESUME_TTL_MS`, `MAX_STREAM_BYTES`, `MAX_STREAM_READERS`, `COOLDOWN_FAILURES` or `COOLDOWN_MS`
  * that is not a whole number (0 allowed for `COOLDOWN_FAILURES` only), a base URL
- * that is not an absolute http(s) URL, an unknown protocol, `FALLBACKS` that is not a JSON array
+ * that is not an absolute http(s) URL, a `RELAY_KEYS` that holds no key, an unknown protocol, `FALLBACKS` that is not a JSON array
  * of objects, an entry that carries a key instead of naming its secret, a named secret missing.
  * @example
  * ```ts
@@ -86,7 +86,15 @@ const DEMO_TUNING: Pick<RelayOptions, "timeouts" | "retry"> = {
  * ```
  */
 export function relayOptionsFromEnv(env: RelayEnv): RelayOptions {
-  const keys = text(env.RELAY_KEYS)?.split(",").map((k) => k.trim()).filter((k) => k !== "") ?? [];
+  const keys = typeof env.RELAY_KEYS === "string"
+    ? env.RELAY_KEYS.split(",").map((k) => k.trim()).filter((k) => k !== "")
+    : [];
+  // Fail closed: whoever set the secret meant the relay to ask for a key, and no keys means none.
+  if (typeof env.RELAY_KEYS === "string" && keys.length === 0) {
+    throw new TypeError(
+      "RELAY_KEYS is set but holds no key; set comma-separated keys or remove it",
+    );
+  }
   const common: RelayOptions = { keys };
   const keepAlive = wholeNumber(env, "KEEPALIVE_MS", "milliseconds");
   if (keepAlive !== undefined) common.keepAliveMs = keepAlive;

@@ -39,6 +39,9 @@ describe("misconfigured bindings are named, never quoted", () => {
       UPSTREAM_PROTOCOL: TOKEN,
     }, "UPSTREAM_PROTOCOL"],
     ["KEEPALIVE_MS that is not a number", { KEEPALIVE_MS: TOKEN }, "KEEPALIVE_MS"],
+    // Set but empty would mean "no auth": it must fail closed instead.
+    ["RELAY_KEYS that holds no key", { RELAY_KEYS: " , ," }, "RELAY_KEYS"],
+    ["RELAY_KEYS that is empty", { RELAY_KEYS: "" }, "RELAY_KEYS"],
     ["COOLDOWN_FAILURES that is not a number", { COOLDOWN_FAILURES: TOKEN }, "COOLDOWN_FAILURES"],
     ["COOLDOWN_FAILURES below 0", { COOLDOWN_FAILURES: "-1" }, "COOLDOWN_FAILURES"],
     ["COOLDOWN_MS that is not a number", { COOLDOWN_MS: TOKEN }, "COOLDOWN_MS"],
