@@ -96,7 +96,8 @@ export function relayOptionsFromEnv(env: RelayEnv): RelayOptions {
     );
   }
   const common: RelayOptions = { keys };
-  const keepAlive = wholeNumber(env, "KEEPALIVE_MS", "milliseconds");
+  // The longest delay a timer takes: a longer keep-alive would write every millisecond in Node.
+  const keepAlive = wholeNumber(env, "KEEPALIVE_MS", "milliseconds", 1, 2_147_483_647);
   if (keepAlive !== undefined) common.keepAliveMs = keepAlive;
   if (isStreamNamespace(env.STREAMS)) common.streams = env.STREAMS;
   const ttl = wholeNumber(env, "RESUME_TTL_MS", "milliseconds");
@@ -182,12 +183,22 @@ function urlOf(value: unknown, name: string): string {
   return value;
 }
 
-function wholeNumber(env: RelayEnv, name: string, unit: string, min = 1): number | undefined {
+function wholeNumber(
+  env: RelayEnv,
+  name: string,
+  unit: string,
+  min = 1,
+  max = Number.MAX_SAFE_INTEGER,
+): number | undefined {
   const value = text(env[name]);
   if (value === undefined) return undefined;
   const number = Number(value);
-  if (!(Number.isSafeInteger(number) && number >= min)) {
-    const kind = min === 0 ? "a whole number ≥ 0" : "a positive integer";
+  if (!(Number.isSafeInteger(number) && number >= min && number <= max)) {
+    const kind = min === 0
+      ? "a whole number ≥ 0"
+      : max < Number.MAX_SAFE_INTEGER
+      ? `a positive integer up to ${max}`
+      : "a positive integer";
     throw new TypeError(`${name} must be ${kind} (${unit})`);
   }
   return number;

@@ -7,6 +7,13 @@
 import type { DemoUpstreamOptions } from "../demo/upstream.ts";
 import { createRetryBudget, isRetryBudget, type RetryBudget } from "../retry_budget.ts";
 import { joinURL } from "../protocols/request.ts";
+
+const MAX = Number.MAX_VALUE;
+/**
+ * The longest delay a timer takes (about 24.8 days); a longer one fires at once in Node, and a
+ * keep-alive interval that long would write every millisecond instead of never.
+ */
+const MAX_TIMER_MS = 2_147_483_647;
 import { streamChat } from "../stream_chat.ts";
 import type { ProtocolName, RetryOptions, Timeouts } from "../chat_options.ts";
 import { isStreamNamespace, MAX_READERS, type RelayStreamNamespace } from "./streams/wire.ts";
@@ -227,7 +234,7 @@ export function resolveRelayOptions(options: RelayOptions): ResolvedRelayOptions
   return {
     upstreams,
     keys,
-    keepAliveMs: positive("keepAliveMs", options.keepAliveMs, 15_000),
+    keepAliveMs: positive("keepAliveMs", options.keepAliveMs, 15_000, MAX_TIMER_MS),
     maxBodyBytes: positive("maxBodyBytes", options.maxBodyBytes, 1024 * 1024),
     cors: options.cors ?? false,
     fetch: options.fetch,
@@ -286,10 +293,12 @@ function streamsOf(streams: unknown): RelayStreamNamespace | undefined {
   return streams;
 }
 
-function positive(name: string, value: number | undefined, fallback: number): number {
+function positive(name: string, value: number | undefined, fallback: number, max = MAX): number {
   if (value === undefined) return fallback;
-  if (typeof value !== "number" || !(value > 0) || !Number.isFinite(value)) {
-    throw new RangeError(`createRelay: ${name} must be a positive number, got ${value}`);
+  if (typeof value !== "number" || !(value > 0) || !(value <= max)) {
+    throw new RangeError(
+      `createRelay: ${name} must be a positive number up to ${max}, got ${value}`,
+    );
   }
   return value;
 }

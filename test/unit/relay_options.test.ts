@@ -98,6 +98,11 @@ describe("createRelay checks the call options once", () => {
     expect(() => createRelay(options as never)).toThrow(`createRelay: ${message}`);
   });
 
+  test("a keepAliveMs longer than a timer takes is refused (Node would fire it every millisecond)", () => {
+    expect(() => createRelay({ keepAliveMs: 2_500_000_000 })).toThrow(RangeError);
+    expect(() => createRelay({ keepAliveMs: 2_147_483_647 })).not.toThrow();
+  });
+
   test("limits of Infinity are accepted", () => {
     expect(() =>
       createRelay({

@@ -39,6 +39,7 @@ describe("misconfigured bindings are named, never quoted", () => {
       UPSTREAM_PROTOCOL: TOKEN,
     }, "UPSTREAM_PROTOCOL"],
     ["KEEPALIVE_MS that is not a number", { KEEPALIVE_MS: TOKEN }, "KEEPALIVE_MS"],
+    ["KEEPALIVE_MS beyond a timer's reach", { KEEPALIVE_MS: "2500000000" }, "KEEPALIVE_MS"],
     // Set but empty would mean "no auth": it must fail closed instead.
     ["RELAY_KEYS that holds no key", { RELAY_KEYS: " , ," }, "RELAY_KEYS"],
     ["RELAY_KEYS that is empty", { RELAY_KEYS: "" }, "RELAY_KEYS"],
