@@ -1,60 +1,38 @@
 /**
- * Streaming refused: some providers answer `400` to `stream: true` for some models (OpenAI's
- * first o1 models, or any model an unverified organisation may not stream). The call then
- * makes one non-streaming request and delivers the whole answer as the same events and
- * result, with `result.streamed = false`.
+ * The non-streaming fallback, loaded on first use: the one non-streaming request a call makes
+ * when a provider refuses to stream (see streaming_refused.ts), its answer delivered as the
+ * same events and result, with `result.streamed = false`. Like the other modules loaded on
+ * first use it imports only types from the core and is handed its helpers (core_kit.ts).
  *
  * @module
  */
 
-import { Accumulator } from "./accumulator.ts";
+import type { Attempt, AttemptConsumer, AttemptSetup } from "./transport.ts";
 import type { CallControl } from "./call_control.ts";
-import { malformedMessage } from "./error_messages.ts";
-import { APIStatusError, StreamProtocolError } from "./error_classes.ts";
-import { isAPIStatusError } from "./error_guards.ts";
-import { withAttempts } from "./partial_outcome.ts";
+import type { ChatResult } from "./chat_result.ts";
+import type { CoreKit } from "./core_kit.ts";
+import { core, useCore } from "./lazy_core.ts";
 import type { Protocol, ProtocolRequest } from "./protocols/protocol.ts";
 import type { CallTarget } from "./retry_loop.ts";
-import { errorInBody, headersToRecord, pickRateLimit } from "./response.ts";
-import { Attempt, type AttemptConsumer, type AttemptSetup } from "./transport.ts";
-import type { ChatResult } from "./chat_result.ts";
+import type { RequestWhole } from "./streaming_refused.ts";
 import type { Watchdog } from "./watchdog.ts";
-import { readText } from "./whole_body.ts";
-
-const REFUSED = "(?:not supported|unsupported|does not support|not available|not allowed|disabled)";
-/** "streaming is not supported for this model", "this model does not support streaming"… */
-const REFUSAL = new RegExp(`\\bstream(?:ing)?\\b[^.]*${REFUSED}|${REFUSED}[^.]*\\bstream`, "i");
 
 /**
- * Whether `error` is a provider refusing to stream this model: a `400` whose error names the
- * `stream` parameter or says that streaming is not supported.
+ * {@linkcode RequestWhole}, given the core's helpers.
  *
  * @example
  * ```ts
- * isStreamingRefused(new APIStatusError(400, {}, { error: { message: "Streaming is not supported for this model" } })); // true
+ * const requestWhole = wholeAnswers(CORE_KIT);
+ * const result = await requestWhole(target, protocol, control, consumer, attempt, maxBytes);
  * ```
  */
-export function isStreamingRefused(error: unknown): boolean {
-  if (!isAPIStatusError(error) || error.status !== 400) return false;
-  const body = error.body as { error?: unknown } | string | null;
-  const detail = typeof body === "object" && body !== null && "error" in body ? body.error : body;
-  if (typeof detail === "string") return REFUSAL.test(detail);
-  const { param, message } = (detail ?? {}) as { param?: unknown; message?: unknown };
-  return param === "stream" || (typeof message === "string" && REFUSAL.test(message));
+export function wholeAnswers(kit: CoreKit): RequestWhole {
+  useCore(kit);
+  return requestWhole;
 }
 
-/**
- * Makes the one non-streaming request for `target` and delivers its answer to `consumer`.
- * Its time limits: `firstEventMs` until the response headers (a non-streaming server sends
- * them only once the whole answer is ready), then `idleMs` between body chunks. Errors carry
- * `attempts`; a stop rejects with the stop error.
- *
- * @example
- * ```ts
- * if (isStreamingRefused(error)) return await requestWhole(target, protocol, control, consumer, attempts + 1, maxBytes);
- * ```
- */
-export async function requestWhole(
+/** See {@linkcode RequestWhole}. */
+async function requestWhole(
   target: CallTarget,
   protocol: Protocol,
   control: CallControl,
@@ -64,7 +42,7 @@ export async function requestWhole(
 ): Promise<ChatResult> {
   // The same Attempt as a streaming request: a stop or a timer cancels it the same way, and
   // no error leaves it with a credential in it.
-  const request = new Attempt(control);
+  const request = new core.Attempt(control);
   const setup: AttemptSetup = {
     fetch: target.fetch,
     request: wholeRequest(target),
@@ -80,16 +58,16 @@ export async function requestWhole(
       (watchdog) => readAnswer(request, setup, maxBytes, watchdog),
     );
     if (consumer.listening) consumer.push({ type: "open", attempt, status, headers });
-    const acc = new Accumulator(consumer.listening ? consumer : null);
+    const acc = new core.Accumulator(consumer.listening ? consumer : null);
     protocol.decodeMessage!(body, acc);
     const result = acc.toResult(attempt);
     result.target = target.info;
     result.streamed = false;
-    const rateLimit = pickRateLimit(headers);
+    const rateLimit = core.pickRateLimit(headers);
     if (rateLimit !== undefined) result.rateLimit = rateLimit;
     return result;
   } catch (error) {
-    throw withAttempts(control.stopError ?? request.failure ?? error, attempt);
+    throw core.withAttempts(control.stopError ?? request.failure ?? error, attempt);
   }
 }
 
@@ -107,22 +85,22 @@ async function readAnswer(
 ): Promise<{ status: number; headers: Record<string, string>; body: unknown }> {
   const response = await request.send(setup);
   watchdog.arm("idle");
-  const text = await readText(request, response, maxBytes, watchdog);
+  const text = await core.readText(request, response, maxBytes, watchdog);
   const { ok, status } = response;
-  const headers = headersToRecord(response.headers);
+  const headers = core.headersToRecord(response.headers);
   let body: unknown = text;
   try {
     body = JSON.parse(text);
   } catch (cause) {
     if (ok) {
-      throw new StreamProtocolError(
-        malformedMessage("the non-streaming answer is not JSON", text),
+      throw new core.StreamProtocolError(
+        core.malformedMessage("the non-streaming answer is not JSON", text),
         { cause },
       );
     }
   }
-  if (!ok) throw new APIStatusError(status, headers, body);
-  const reported = errorInBody(body, status, headers, setup.protocol);
+  if (!ok) throw new core.APIStatusError(status, headers, body);
+  const reported = core.errorInBody(body, status, headers, setup.protocol);
   if (reported !== undefined) throw reported;
   return { status, headers, body };
 }

@@ -9,7 +9,7 @@ import { Accumulator } from "./accumulator.ts";
 import type { CallControl } from "./call_control.ts";
 import { InterruptedError } from "./error_classes.ts";
 import { isAPIStatusError } from "./error_guards.ts";
-import { isStreamingRefused, requestWhole } from "./non_streaming.ts";
+import { isStreamingRefused, requestWhole } from "./streaming_refused.ts";
 import { partialOutcome, withAttempts } from "./partial_outcome.ts";
 import {
   type LazyProtocol,

@@ -1,6 +1,7 @@
 /**
  * Conformance cases for the code that loads on first use (`src/lazy.ts`): the decoders of two
- * protocols, and the resumable-stream client (`src/resumable.ts`). In each runtime the suite runs
+ * protocols, the resumable-stream client (`src/resumable.ts`) and the non-streaming fallback
+ * (`src/streaming_refused.ts`). In each runtime the suite runs
  * in, no other case uses them, so this is the first use in a fresh module graph and the
  * `import()` is resolved by that runtime's own loader (in Chromium, a chunk fetched by the page).
  * The answers come from an injected `fetch`: what is checked is the loading, not the network.
@@ -142,7 +143,48 @@ const resumableCase: ConformanceCase = {
 };
 
 /**
- * The cases: one per lazily loaded protocol, and the resumable-stream client.
+ * A provider that refuses to stream this model (`400`, `param: "stream"`): the non-streaming
+ * fallback loads and the one whole answer arrives as the same events.
+ */
+const nonStreamingCase: ConformanceCase = {
+  name: "the non-streaming fallback loads when a provider refuses to stream",
+  async run(ctx) {
+    const seen: unknown[] = [];
+    const fetch: typeof globalThis.fetch = async (input, init) => {
+      const body = JSON.parse(await new Request(input, init).text());
+      seen.push(body.stream);
+      if (body.stream === true) {
+        const refusal = { error: { message: "Streaming is not supported", param: "stream" } };
+        return Response.json(refusal, { status: 400 });
+      }
+      return Response.json({
+        id: "chatcmpl-1",
+        model: "m",
+        choices: [{
+          index: 0,
+          message: { role: "assistant", content: "Hello" },
+          finish_reason: "stop",
+        }],
+      });
+    };
+    const stream = ctx.lib.streamChat({
+      baseURL: "https://provider.invalid/v1",
+      body: { model: "m", messages: [{ role: "user", content: "hi" }] },
+      fetch,
+      maxRetries: 0,
+    });
+    let text = "";
+    for await (const event of stream) if (event.type === "text") text += event.text;
+    const result = await stream.result;
+    const got = JSON.stringify([text, result.content, result.streamed, result.attempts, seen]);
+    const want = JSON.stringify(["Hello", "Hello", false, 2, [true, false]]);
+    if (got !== want) throw new Error(`conformance: non-streaming: expected ${want}, got ${got}`);
+  },
+};
+
+/**
+ * The cases: one per lazily loaded protocol, the resumable-stream client and the non-streaming
+ * fallback.
  *
  * @example
  * ```ts
@@ -153,4 +195,5 @@ export const lazyProtocolCases: readonly ConformanceCase[] = [
   lazyCase("anthropic-messages", ANTHROPIC_SSE),
   lazyCase("openai-responses", RESPONSES_SSE),
   resumableCase,
+  nonStreamingCase,
 ];

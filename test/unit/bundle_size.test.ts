@@ -36,6 +36,7 @@ const LAZY = [
   "src/protocols/anthropic_decoder.ts",
   "src/protocols/openai_responses_decoder.ts",
   "src/resume.ts",
+  "src/non_streaming.ts",
 ];
 
 describe("bundle size", () => {
@@ -58,7 +59,14 @@ describe("bundle size", () => {
     for (const path of ["src/protocols/anthropic_output.ts", "src/protocols/anthropic_wire.ts"]) {
       expect(lazy(path)).toBe("src/protocols/anthropic_decoder.ts");
     }
-    for (const path of ["src/protocols/openai_chat.ts", "src/resumable.ts", "src/core_kit.ts"]) {
+    for (
+      const path of [
+        "src/protocols/openai_chat.ts",
+        "src/resumable.ts",
+        "src/core_kit.ts",
+        "src/streaming_refused.ts",
+      ]
+    ) {
       expect(lazy(path)).toBeUndefined();
     }
     // One file: a lazy module that imported a value from the core would make the bundler split
