@@ -93,6 +93,11 @@ class OpenAIChatDecoder implements StreamDecoder {
           if (delta.tool_calls != null) {
             for (const call of delta.tool_calls) this.#toolCall(call);
           }
+          if (delta.function_call != null) {
+            // A tool call at an index no `tool_calls` entry has; the output keeps its shape.
+            this.#toolCall({ index: -1, function: delta.function_call });
+            out.legacy = true;
+          }
         }
         const finish = choice.finish_reason;
         if (typeof finish === "string" && finish !== "") {

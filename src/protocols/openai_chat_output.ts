@@ -36,10 +36,13 @@ export class ChatMessageOutput implements OutputAssembler {
   #searchResults: EventData[] | undefined = undefined;
   /** A whole (non-streaming) answer's message: the output as it is. */
   whole: AssistantMessage | undefined = undefined;
+  /** The call came as the legacy `function_call`: the output sends it back so. */
+  legacy = false;
 
   constructor(previous: OutputAssembler | undefined) {
     if (previous instanceof ChatMessageOutput) {
       this.reasoningField = previous.reasoningField;
+      this.legacy = previous.legacy;
       this.parts = previous.parts?.map((part) => ({ ...part }));
       this.#annotations = previous.#annotations?.slice();
       // Each detail again, as a fragment of its own: copied, and found by its index.
@@ -140,7 +143,11 @@ export class ChatMessageOutput implements OutputAssembler {
     }
     if (acc.refusal !== undefined) message.refusal = acc.refusal;
     if (this.#annotations !== undefined) message.annotations = this.#annotations;
-    if (hasCalls) {
+    if (this.legacy) {
+      // The legacy API has one call; its output keeps that shape.
+      const { name, arguments: args } = acc.toolCalls[0]!;
+      message.function_call = { name, arguments: args };
+    } else if (hasCalls) {
       message.tool_calls = acc.toolCalls.map((call) => {
         const entry: EventData = {
           id: call.id,

@@ -22,6 +22,8 @@ export interface OpenAIChatChunk {
       reasoning?: string | null;
       refusal?: string | null;
       tool_calls?: OpenAIToolCallDelta[];
+      /** The legacy `functions` API's one call: a name, then pieces of its arguments. */
+      function_call?: { name?: string; arguments?: string };
       /** Cited sources (`url_citation`), all at once (OpenAI) or one per chunk (OpenRouter). */
       annotations?: unknown[];
       /** OpenRouter's reasoning blocks, streamed in fragments merged by `index`. */

@@ -46,11 +46,12 @@ const HAS_DELTA = /"delta"\s*:\s*\{/;
 /**
  * What makes an event the relay's business: an error; a finish reason or usage that is not
  * `null`; reasoning named `reasoning` (callers get `reasoning_content`); tool calls (their
- * indexes are the relay's, see openai_chat.ts); annotations and citations (sent together before
+ * indexes are the relay's, see openai_chat.ts), the legacy `function_call` (the relay sends
+ * it as a tool call); annotations and citations (sent together before
  * the finish); content that is not a string; no choices at all.
  */
 const NEEDS_RELAY =
-  /"(?:error"|reasoning"|tool_calls"|annotations"|citations"|search_results"|usage"\s*:\s*[^\sn]|finish_reason"\s*:\s*[^\sn]|content"\s*:\s*[[{]|choices"\s*:\s*(?:\[\s*\]|[^\s[]))/;
+  /"(?:error"|reasoning"|tool_calls"|function_call"|annotations"|citations"|search_results"|usage"\s*:\s*[^\sn]|finish_reason"\s*:\s*[^\sn]|content"\s*:\s*[[{]|choices"\s*:\s*(?:\[\s*\]|[^\s[]))/;
 /**
  * A key written with a `\u` escape, which could spell one of the names above unseen. No JSON
  * encoder escapes the ASCII letters of a key; a hostile upstream might. Looked for only when the

@@ -195,6 +195,28 @@ describe("accumulation (recorded streams)", () => {
     expect(other.providerFinishReason).toBe("eos_token");
   });
 
+  test("the legacy function_call is a tool call, events included, and the output keeps its shape", async () => {
+    const { events, result } = await run(
+      sse(chunk({ role: "assistant", content: null, function_call: { name: "get_weather" } })) +
+        sse(chunk({ function_call: { arguments: '{"city":' } })) +
+        sse(chunk({ function_call: { arguments: '"Oslo"}' } })) +
+        sse(chunk({}, "function_call")) + DONE,
+    );
+    expect(result.toolCalls).toEqual([
+      expect.objectContaining({ name: "get_weather", arguments: '{"city":"Oslo"}' }),
+    ]);
+    expect(ofType(events, "tool-call").map((e) => e.name)).toEqual(["get_weather"]);
+    expect(ofType(events, "tool-call-delta").map((e) => e.argumentsDelta).join("")).toBe(
+      '{"city":"Oslo"}',
+    );
+    // Sent back as it came: the functions API has no tool call ids to match.
+    expect(result.output).toEqual({
+      role: "assistant",
+      content: null,
+      function_call: { name: "get_weather", arguments: '{"city":"Oslo"}' },
+    });
+  });
+
   test("only choice 0 is assembled when n > 1 interleaves choices", async () => {
     const second = (delta: Record<string, unknown>, finish: string | null = null) => ({
       ...chunk(delta, finish),

@@ -546,6 +546,11 @@ describe("forwardable: which events the relay need not touch", () => {
       data: '{"choices":[{"index":0,"delta":{"content":"x"}}],"\\u0065rror":{"message":"m"}}',
       expected: false,
     },
+    {
+      name: "the legacy function_call (the relay sends it as a tool call)",
+      data: JSON.stringify(chunk({ function_call: { arguments: "{}" } })),
+      expected: false,
+    },
     { name: "two data lines", data: `${clean}\n${clean}`, expected: false },
     { name: "not an object", data: "[DONE]", expected: false },
     { name: "cut short", data: clean.slice(0, -3), expected: false },
