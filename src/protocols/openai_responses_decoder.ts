@@ -102,6 +102,12 @@ class ResponsesDecoder implements StreamDecoder {
         return EVENT_PROGRESS;
       case "response.completed":
       case "response.incomplete":
+        // A server that streamed nothing of the answer (no deltas, no item done) sends it all
+        // here: each output item counts as done, as in a whole (non-streaming) Response.
+        if (!acc.delivered) {
+          this.response(message.response);
+          return EVENT_TERMINAL;
+        }
         acc.identify(message.response);
         this.#out.final(message.response?.output);
         finish(message.response, acc);

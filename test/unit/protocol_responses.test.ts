@@ -253,6 +253,34 @@ describe("openai-responses stream", () => {
     expect(result.finishReason).toBe("stop");
   });
 
+  test("a server that streams nothing of the answer: response.completed's items are the answer", async () => {
+    const output = [{
+      type: "message",
+      id: "msg_1",
+      role: "assistant",
+      content: [{ type: "output_text", text: "Hello", annotations: [] }],
+    }, { type: "function_call", id: "fc_1", call_id: "call_1", name: "f", arguments: "{}" }];
+    const event = (data: Record<string, unknown>) =>
+      `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
+    upstream(server, BASE, responsesWire, (_n, req) =>
+      sseResponse(req, [
+        event({ type: "response.created", response: { id: "resp_1", model: "m", output: [] } }),
+        event({
+          type: "response.completed",
+          response: { id: "resp_1", model: "m", status: "completed", output },
+        }),
+      ]));
+    const run = await collect(streamChat(options()));
+    const result = run.result!;
+    expect(result.content).toBe("Hello");
+    expect(result.toolCalls).toEqual([
+      expect.objectContaining({ id: "call_1", name: "f", arguments: "{}" }),
+    ]);
+    expect(result.finishReason).toBe("tool_calls");
+    expect(result.output).toEqual(output);
+    expect(run.events.filter((e) => e.type === "text").map((e) => e.text)).toEqual(["Hello"]);
+  });
+
   test("a 200 JSON error body instead of a stream becomes an UpstreamStreamError", async () => {
     const up = upstream(
       server,
