@@ -41,6 +41,9 @@ export async function fetchFollowing(
     const target = location === null ? undefined : parse(location, current);
     if (target === undefined) return response;
     response.body?.cancel().catch(noop);
+    // A stop that came while this hop was on its way: no next one (an injected fetch may not
+    // honour its signal).
+    init.signal?.throwIfAborted();
     const { status } = response;
     if (target.origin !== new URL(current).origin) {
       throw new RedirectError("cross-origin", status, target.origin);

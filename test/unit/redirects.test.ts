@@ -203,3 +203,26 @@ describe("redirects", () => {
     expect(server.requests()).toHaveLength(1);
   });
 });
+
+describe("a stop between hops", () => {
+  test("no further hop is made, even by a fetch that ignores its signal", async () => {
+    const urls: string[] = [];
+    const controller = new AbortController();
+    const stop = new Error("stopped");
+    const fetch = (url: string | URL | Request): Promise<Response> => {
+      urls.push(String(url));
+      controller.abort(stop); // the stop comes while this hop is on its way
+      return Promise.resolve(redirect(307, "/v2/chat/completions")());
+    };
+    const error = await fetchFollowing(
+      fetch as typeof globalThis.fetch,
+      "https://api.test/v1/chat/completions",
+      {
+        method: "POST",
+        signal: controller.signal,
+      },
+    ).catch((e: unknown) => e);
+    expect(error).toBe(stop);
+    expect(urls).toEqual(["https://api.test/v1/chat/completions"]);
+  });
+});
