@@ -24,7 +24,7 @@ import { type ChatRequestBody, parseChatRequest, readLimited } from "./request_b
 import { sseResponse } from "./sse_response.ts";
 import { startStream, streamRoutes, type StreamsConfig, wantsResumable } from "./streams/routes.ts";
 import { STREAM_ID_HEADER } from "./streams/wire.ts";
-import { translateRequest } from "./translate_request.ts";
+import { canHonour, translateRequest } from "./translate_request.ts";
 import { createUpstreamFetch, forwardedHeaders, type InProcessDemo } from "./upstream_fetch.ts";
 
 /** The model name the built-in demo upstream answers to in `GET /v1/models`. */
@@ -136,7 +136,18 @@ export function createRelay(options: RelayOptions = {}): Hono {
     // Upstreams cooling down are skipped, one whose cooldown is over is probed by one call;
     // each target's fetch tells the route what it answered. A resumable stream's call runs in
     // its Durable Object, whose start response reports what it found instead.
-    const route = cooldowns.route();
+    // An upstream that cannot honour the request (Anthropic and `response_format`) is skipped.
+    const usable = (index: number): boolean => canHonour(body, upstreams[index]!.protocol);
+    if (!upstreams.some((_, index) => usable(index))) {
+      return errorResponse({
+        status: 400,
+        message: "None of this relay's upstreams can honour `response_format` (Anthropic " +
+          "Messages has no equivalent); leave it out, or add an upstream that has one.",
+        type: "invalid_request_error",
+        code: "unsupported_parameter",
+      });
+    }
+    const route = cooldowns.route(usable);
     const upstream = createUpstreamFetch(config.fetch, inProcess);
     const call: StreamChatOptions = {
       ...callOptions(

@@ -95,14 +95,16 @@ export class UpstreamCooldowns {
    * The upstreams one call tries, in order. The call becomes the probe of those whose cooldown
    * is over (while another call probes one, it skips it as it skips those cooling down), and
    * must be watched ({@linkcode UpstreamRoute.watch}) or report ({@linkcode UpstreamRoute.report})
-   * to end its claim.
+   * to end its claim. Upstreams `usable` refuses (that cannot honour the request) are left out;
+   * at least one must be usable.
    */
-  route(): UpstreamRoute {
+  route(usable: (index: number) => boolean = () => true): UpstreamRoute {
     const now = this.#now();
     const order: number[] = [];
     const probes: number[] = [];
     let soonest: number | undefined;
     this.#health.forEach((health, index) => {
+      if (!usable(index)) return;
       if (health.until === 0) order.push(index);
       else if (health.until <= now && !this.#probing(health, now)) {
         order.push(index);

@@ -14,6 +14,22 @@ type Json = Record<string, unknown>;
 const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 
 /**
+ * Whether an upstream speaking `protocol` can honour everything `body` asks for. The one thing
+ * one cannot: structured output (`response_format` other than text) from Anthropic Messages,
+ * which has no equivalent the relay could map it to. Dropping it would hand the caller prose
+ * where it asked for JSON, so the relay skips such an upstream for that request instead.
+ *
+ * @example
+ * ```ts
+ * canHonour({ messages: [], response_format: { type: "json_object" } }, "anthropic-messages"); // false
+ * ```
+ */
+export function canHonour(body: Json, protocol: ProtocolName): boolean {
+  const format = body.response_format;
+  return protocol !== "anthropic-messages" || !isRecord(format) || format.type === "text";
+}
+
+/**
  * The upstream request body for `protocol`, from an OpenAI chat completions body.
  * `model` (when set) replaces the caller's model. Streaming flags are left to the client, but
  * an `openai-chat` upstream streaming to a caller who did not ask for usage is asked for none:
@@ -105,6 +121,13 @@ function toAnthropic(body: Json): Json {
   else if (isRecord(choice) && isRecord(choice.function)) {
     out.tool_choice = { type: "tool", name: choice.function.name };
   }
+  // One call at a time: Anthropic says so on `tool_choice` (which `none` takes no flags on).
+  if (body.parallel_tool_calls === false && tools.length > 0 && choice !== "none") {
+    out.tool_choice = {
+      ...(out.tool_choice as Json ?? { type: "auto" }),
+      disable_parallel_tool_use: true,
+    };
+  }
   if (typeof body.user === "string") out.metadata = { user_id: body.user };
   return out;
 }
@@ -144,6 +167,15 @@ function toResponses(body: Json): Json {
   copy(body, out, "parallel_tool_calls");
   copy(body, out, "user");
   if (typeof body.reasoning_effort === "string") out.reasoning = { effort: body.reasoning_effort };
+  // Structured output: chat's `response_format` is the Responses API's `text.format`, with the
+  // schema's fields one level up (`{ type: "json_schema", name, schema, strict }`).
+  const format = body.response_format;
+  if (isRecord(format)) {
+    const schema = format.type === "json_schema" && isRecord(format.json_schema)
+      ? format.json_schema
+      : {};
+    out.text = { format: { ...schema, type: format.type } };
+  }
   const tools = functionTools(body.tools);
   if (tools.length > 0) {
     out.tools = tools.map((t) => ({
@@ -151,6 +183,7 @@ function toResponses(body: Json): Json {
       name: t.name,
       description: t.description,
       parameters: t.parameters ?? { type: "object", properties: {} },
+      ...(typeof t.strict === "boolean" ? { strict: t.strict } : {}),
     }));
   }
   const choice = body.tool_choice;
@@ -210,11 +243,16 @@ function toolCallsOf(message: Json): Array<{ id: string; name: string; args: str
 
 function functionTools(
   tools: unknown,
-): Array<{ name: unknown; description: unknown; parameters: unknown }> {
+): Array<{ name: unknown; description: unknown; parameters: unknown; strict: unknown }> {
   if (!Array.isArray(tools)) return [];
   return tools.filter(isRecord).filter((t) => isRecord(t.function)).map((t) => {
     const fn = t.function as Json;
-    return { name: fn.name, description: fn.description, parameters: fn.parameters };
+    return {
+      name: fn.name,
+      description: fn.description,
+      parameters: fn.parameters,
+      strict: fn.strict,
+    };
   });
 }
 

@@ -182,3 +182,55 @@ describe("which upstream gets which key is settled in configured order", () => {
     expect(seen).toEqual([`Bearer ${KEY}`, null, null]);
   });
 });
+
+describe("an upstream that cannot honour the request is skipped", () => {
+  const ask = (app: ReturnType<typeof createRelay>) =>
+    app.request("/v1/chat/completions", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        messages: [{ role: "user", content: "hi" }],
+        response_format: { type: "json_object" },
+      }),
+    });
+
+  test("a JSON response_format goes past an Anthropic primary to a fallback that has JSON mode", async () => {
+    const hosts: string[] = [];
+    const app = createRelay({
+      upstreams: [
+        { baseURL: "https://anthropic.test/v1", protocol: "anthropic-messages" },
+        { baseURL: "https://openai.test/v1" },
+      ],
+      maxRetries: 0,
+      fetch: async (input, init) => {
+        const request = new Request(input, init);
+        hosts.push(new URL(request.url).host);
+        expect((await request.json()).response_format).toEqual({ type: "json_object" });
+        return new Response(
+          'data: {"choices":[{"index":0,"delta":{"content":"{}"},"finish_reason":"stop"}]}\n\n' +
+            "data: [DONE]\n\n",
+          { headers: { "content-type": "text/event-stream" } },
+        );
+      },
+    });
+    const response = await ask(app);
+    expect(response.status).toBe(200);
+    expect((await response.json()).choices[0].message.content).toBe("{}");
+    expect(hosts).toEqual(["openai.test"]);
+  });
+
+  test("with no such upstream, a 400 unsupported_parameter and no request", async () => {
+    let requests = 0;
+    const app = createRelay({
+      upstreams: [{ baseURL: "https://anthropic.test/v1", protocol: "anthropic-messages" }],
+      fetch: () => {
+        requests++;
+        return Promise.reject(new Error("no request may be sent"));
+      },
+    });
+    const response = await ask(app);
+    expect(response.status).toBe(400);
+    expect((await response.json()).error.code).toBe("unsupported_parameter");
+    expect(requests).toBe(0);
+  });
+});

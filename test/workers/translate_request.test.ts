@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { relayOptionsFromEnv } from "../../src/relay/env.ts";
-import { translateRequest } from "../../src/relay/translate_request.ts";
+import { canHonour, translateRequest } from "../../src/relay/translate_request.ts";
 
 const conversation = {
   model: "caller-model",
@@ -123,6 +123,69 @@ describe("request translation", () => {
     expect(translateRequest(refused, "openai-chat", undefined).stream_options).toEqual({
       include_usage: false,
     });
+  });
+});
+
+describe("parameters with an equivalent are carried, the one without is refused", () => {
+  const strictTool = {
+    type: "function",
+    function: { name: "f", parameters: { type: "object" }, strict: true },
+  };
+  const schema = { name: "answer", schema: { type: "object" }, strict: true };
+  const asking = {
+    model: "m",
+    messages: [{ role: "user", content: "hi" }],
+    tools: [strictTool],
+    parallel_tool_calls: false,
+    response_format: { type: "json_schema", json_schema: schema },
+  };
+
+  it("Responses: response_format is text.format, a tool's strict stays, parallel_tool_calls too", () => {
+    const body = translateRequest(asking, "openai-responses", undefined);
+    expect(body.text).toEqual({ format: { type: "json_schema", ...schema } });
+    expect(body.tools).toEqual([{
+      type: "function",
+      name: "f",
+      description: undefined,
+      parameters: { type: "object" },
+      strict: true,
+    }]);
+    expect(body.parallel_tool_calls).toBe(false);
+    const json = translateRequest(
+      { ...asking, response_format: { type: "json_object" } },
+      "openai-responses",
+      undefined,
+    );
+    expect(json.text).toEqual({ format: { type: "json_object" } });
+  });
+
+  it("Anthropic: parallel_tool_calls false is tool_choice's disable_parallel_tool_use", () => {
+    const { response_format: _, ...rest } = asking;
+    expect(translateRequest(rest, "anthropic-messages", undefined).tool_choice).toEqual({
+      type: "auto",
+      disable_parallel_tool_use: true,
+    });
+    const forced = translateRequest(
+      { ...rest, tool_choice: { type: "function", function: { name: "f" } } },
+      "anthropic-messages",
+      undefined,
+    );
+    expect(forced.tool_choice).toEqual({
+      type: "tool",
+      name: "f",
+      disable_parallel_tool_use: true,
+    });
+  });
+
+  it("Anthropic cannot honour a JSON response_format; plain text it can", () => {
+    expect(canHonour(asking, "anthropic-messages")).toBe(false);
+    expect(canHonour({ ...asking, response_format: { type: "json_object" } }, "anthropic-messages"))
+      .toBe(false);
+    expect(canHonour({ ...asking, response_format: { type: "text" } }, "anthropic-messages")).toBe(
+      true,
+    );
+    expect(canHonour(asking, "openai-chat")).toBe(true);
+    expect(canHonour(asking, "openai-responses")).toBe(true);
   });
 });
 
