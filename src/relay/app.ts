@@ -195,8 +195,18 @@ export function createRelay(options: RelayOptions = {}): Hono {
     };
 
     if (!streaming) {
+      // The whole answer is held before it is sent: a runaway upstream must not fill the
+      // isolate's memory (shared by every request in it).
+      let overLimit = false;
+      upstream.tap.limit = config.maxStreamBytes;
+      upstream.tap.onLimit = () => {
+        overLimit = true;
+        abort.abort(new Error("the answer passed the relay's limit"));
+      };
       const chat = streamChat(local);
-      const answer = chat.result.then((result) => {
+      const answer = chat.result.catch((error: unknown) => {
+        throw overLimit ? answerTooLarge(config.maxStreamBytes) : error;
+      }).then((result) => {
         // Also in the body: after the commit (1 s) the headers can no longer say it.
         const stopstream = {
           upstream: route.upstreamOf(result.target?.index ?? 0),
@@ -302,6 +312,17 @@ function callOptions(
   const mask = Object.fromEntries(Object.keys(primary.body).map((key) => [key, undefined]));
   const fallbacks = rest.map((t) => ({ ...t, body: { ...mask, ...t.body } }));
   return { ...primary, fallbacks };
+}
+
+/** A non-streaming answer that passed `maxStreamBytes` (counted as the upstream sent it). */
+function answerTooLarge(maxBytes: number): RelayFailure {
+  return {
+    status: 502,
+    message: `The upstream's answer passed this relay's limit of ${maxBytes} bytes for an ` +
+      "answer it holds whole (stream: false), so it was stopped; stream it, or ask for less.",
+    type: "relay_limit",
+    code: "answer_too_large",
+  };
 }
 
 function isFailure(value: ChatRequestBody | RelayFailure): value is RelayFailure {

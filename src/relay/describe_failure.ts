@@ -44,6 +44,8 @@ const MAX_LOGGED = 200;
  * ```
  */
 export function describeFailure(error: unknown, secrets: readonly string[]): RelayFailure {
+  // The relay's own verdict (a limit it enforces), made where the call was watched: as it is.
+  if (isRelayFailure(error)) return { ...error };
   const partial = isPartialStreamError(error);
   const cause = partial ? error.cause : error;
   const { failure, what } = classify(cause, secrets);
@@ -265,4 +267,10 @@ function detailOf(error: unknown): string | undefined {
 /** `message` without `secrets` (nor their heads), nor keys as providers echo them masked. */
 function redactKeys(message: string, secrets: readonly string[]): string {
   return redactMasked(redact(message, secrets));
+}
+
+function isRelayFailure(value: unknown): value is RelayFailure {
+  const failure = value as RelayFailure | null;
+  return typeof value === "object" && value !== null && !(value instanceof Error) &&
+    typeof failure!.status === "number" && typeof failure!.message === "string";
 }

@@ -97,7 +97,11 @@ export interface RelayOptions {
   streams?: RelayStreamNamespace;
   /** How long a resumable stream is kept after it ends, in ms. Default 600 000 (10 minutes). */
   resumeTtlMs?: number;
-  /** Largest number of bytes a resumable stream stores. Default 8 MiB. */
+  /**
+   * Largest number of bytes a resumable stream stores, and that an answer the relay holds whole
+   * (`stream: false`) may take as the upstream sends it (past it: `502` `answer_too_large`).
+   * Default 8 MiB.
+   */
   maxStreamBytes?: number;
   /**
    * Most readers a resumable stream serves at once (the creating request's included); one more

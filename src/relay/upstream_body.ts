@@ -46,6 +46,14 @@ export interface PieceTap {
   coalesce: boolean;
   /** Counts the reads of the upstream body (tests check one read per forwarded event). */
   reads: number;
+  /**
+   * Set for an answer the relay holds whole (`stream: false`): once the bytes handed on, all
+   * attempts together, pass `limit`, `onLimit` is called (once per piece after that).
+   */
+  limit?: number;
+  onLimit?: () => void;
+  /** The bytes handed on so far, counted only while a `limit` is set. */
+  total?: number;
 }
 
 /** A BYOB read with the `min` option (WHATWG Streams; not in TypeScript's DOM types yet). */
@@ -94,7 +102,8 @@ export function readInPieces(response: Response, tap: PieceTap): Response {
   try {
     reader = body.getReader({ mode: "byob" });
   } catch {
-    return response;
+    // Not a byte stream (an injected fetch's): read as it comes, but a limit still holds.
+    return tap.limit === undefined ? response : counted(response, body, tap);
   }
   const readAtLeast = reader.read as unknown as ReadAtLeast;
   let buffer = new ArrayBuffer(READ_BYTES);
@@ -119,6 +128,9 @@ export function readInPieces(response: Response, tap: PieceTap): Response {
       new Uint8Array(buffer).copyWithin(0, length, filled);
     }
     filled = rest;
+    if (tap.limit !== undefined && (tap.total = (tap.total ?? 0) + length) > tap.limit) {
+      tap.onLimit?.();
+    }
     tap.seq++;
     tap.bytes = whole ? piece : undefined;
     return { done: false, value: piece };
@@ -194,4 +206,16 @@ function lastEventEnd(bytes: Uint8Array): number {
     if (endsEvent(bytes, at + 1)) return at + 1;
   }
   return 0;
+}
+
+/** `response` with its body counted against `tap.limit` chunk by chunk. */
+function counted(response: Response, body: ReadableStream<Uint8Array>, tap: PieceTap): Response {
+  const counting = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      tap.total = (tap.total ?? 0) + chunk.byteLength;
+      if (tap.total > tap.limit!) tap.onLimit?.();
+      controller.enqueue(chunk);
+    },
+  });
+  return new Response(body.pipeThrough(counting), response);
 }

@@ -234,3 +234,52 @@ describe("an upstream that cannot honour the request is skipped", () => {
     expect(requests).toBe(0);
   });
 });
+
+describe("an answer held whole (stream: false) has a limit", () => {
+  test.each([["a byte stream (as fetch gives)", "bytes" as const], ["a plain stream", undefined]])(
+    "an upstream that never stops, %s, is cut at maxStreamBytes: 502 answer_too_large, its connection closed",
+    async (_kind, type) => {
+      const encoder = new TextEncoder();
+      const piece = encoder.encode(
+        `data: ${
+          JSON.stringify({ choices: [{ index: 0, delta: { content: "x".repeat(4000) } }] })
+        }\n\n`,
+      );
+      let sent = 0;
+      let cancelled!: () => void;
+      const closed = new Promise<void>((resolve) => (cancelled = resolve));
+      const app = createRelay({
+        upstreams: [{ baseURL: "https://runaway.test/v1" }],
+        maxStreamBytes: 64 * 1024,
+        maxRetries: 0,
+        fetch: () =>
+          Promise.resolve(
+            new Response(
+              new ReadableStream({
+                type,
+                pull(controller: ReadableStreamController<Uint8Array>) {
+                  sent += piece.byteLength;
+                  // A byte stream takes the buffer it is given.
+                  (controller as ReadableStreamDefaultController<Uint8Array>).enqueue(
+                    piece.slice(),
+                  );
+                },
+                cancel: () => cancelled(),
+              } as UnderlyingDefaultSource<Uint8Array>),
+              { headers: { "content-type": "text/event-stream" } },
+            ),
+          ),
+      });
+      const response = await app.request("/v1/chat/completions", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ messages: [{ role: "user", content: "hi" }], stream: false }),
+      });
+      expect(response.status).toBe(502);
+      expect((await response.json()).error.code).toBe("answer_too_large");
+      await closed;
+      // Cut near the limit, not after the upstream had sent what it liked.
+      expect(sent).toBeLessThan(4 * 64 * 1024);
+    },
+  );
+});
