@@ -7,12 +7,10 @@
  * @module
  */
 
-import type { Attempt, AttemptConsumer, AttemptSetup } from "./transport.ts";
-import type { CallControl } from "./call_control.ts";
-import type { ChatResult } from "./chat_result.ts";
+import type { Attempt, AttemptSetup } from "./transport.ts";
 import type { CoreKit } from "./core_kit.ts";
 import { core, useCore } from "./lazy_core.ts";
-import type { Protocol, ProtocolRequest } from "./protocols/protocol.ts";
+import type { ProtocolRequest } from "./protocols/protocol.ts";
 import type { CallTarget } from "./retry_loop.ts";
 import type { RequestWhole } from "./streaming_refused.ts";
 import type { Watchdog } from "./watchdog.ts";
@@ -32,14 +30,14 @@ export function wholeAnswers(kit: CoreKit): RequestWhole {
 }
 
 /** See {@linkcode RequestWhole}. */
-async function requestWhole(
-  target: CallTarget,
-  protocol: Protocol,
-  control: CallControl,
-  consumer: AttemptConsumer,
-  attempt: number,
-  maxBytes: number,
-): Promise<ChatResult> {
+const requestWhole: RequestWhole = async (
+  target,
+  protocol,
+  control,
+  consumer,
+  attempt,
+  maxBytes,
+) => {
   // The same Attempt as a streaming request: a stop or a timer cancels it the same way, and
   // no error leaves it with a credential in it.
   const request = new core.Attempt(control);
@@ -69,7 +67,7 @@ async function requestWhole(
   } catch (error) {
     throw core.withAttempts(control.stopError ?? request.failure ?? error, attempt);
   }
-}
+};
 
 /**
  * Sends the request and reads the whole answer, at most `maxBytes`. `firstEventMs` bounds the
