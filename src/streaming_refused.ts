@@ -73,14 +73,8 @@ const loadWhole = lazy(
  * if (isStreamingRefused(error)) return await requestWhole(target, protocol, control, consumer, attempts + 1, maxBytes);
  * ```
  */
-export const requestWhole: RequestWhole = async (
-  target,
-  protocol,
-  control,
-  consumer,
-  attempt,
-  maxBytes,
-) => {
+export const requestWhole: RequestWhole = async (...call) => {
+  const [target, , control] = call;
   const request = await loadWhole(control, target.timeouts.headersMs);
-  return await request(target, protocol, control, consumer, attempt, maxBytes);
+  return await request(...call);
 };
