@@ -245,7 +245,15 @@ export function createRelay(options: RelayOptions = {}): Hono {
     return await response;
   });
   if (streams !== undefined) app.route("/", streamRoutes(streams));
-  if (demo !== undefined) app.all("/demo/v1/chat/completions", (c) => demo(c.req.raw));
+  if (demo !== undefined) {
+    app.all("/demo/v1/chat/completions", async (c) => {
+      // The same body limit as the chat route: this route is as public as the relay.
+      if (c.req.method !== "POST") return demo(c.req.raw);
+      const text = await readLimited(c.req.raw, config.maxBodyBytes);
+      if (typeof text !== "string") return errorResponse(text);
+      return demo(new Request(c.req.raw, { body: text }));
+    });
+  }
 
   app.all("/v1/chat/completions", (c) => methodNotAllowed(c.req.method, "POST"));
   app.all("/v1/models", (c) => methodNotAllowed(c.req.method, "GET"));

@@ -140,6 +140,22 @@ describe("validation", () => {
     expect((await errorOf(streamed)).code).toBe("request_too_large");
     expect(upstream.seen).toHaveLength(0);
   });
+
+  it("the demo's own route has the same limit (it is as public as the relay)", async () => {
+    const demo = createRelay({ maxBodyBytes: 64 });
+    const big = JSON.stringify(chatBody({ padding: "x".repeat(100) }));
+    const refused = await demo.request("/demo/v1/chat/completions", { method: "POST", body: big });
+    expect(refused.status).toBe(413);
+    expect((await errorOf(refused)).code).toBe("request_too_large");
+    const small = JSON.stringify({ messages: [{ role: "user", content: "hi" }] });
+    const served = await createRelay({ maxBodyBytes: 1024 }).request("/demo/v1/chat/completions", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: small,
+    });
+    expect(served.status).toBe(200);
+    expect((await served.json()).choices[0].message.content).toContain("hi");
+  });
 });
 
 describe("auth", () => {
