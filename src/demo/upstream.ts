@@ -196,7 +196,8 @@ const HTML = "<!doctype html>\n<html><head><title>Just a moment…</title></head
 function plannedDuration(faults: DemoFaults, words: number, delay: number): number {
   const first = faults.firstByteMs ?? 0;
   if ((faults.status !== undefined && faults.status !== 200) || faults.html === true) return first;
-  return first + words * delay + (faults.stallMs ?? 0);
+  // A whole (non-streaming) reply has no words to stall between.
+  return first + (words > 0 ? words * delay + (faults.stallMs ?? 0) : 0);
 }
 
 function faultMessage(status: number): string {

@@ -46,6 +46,9 @@ describe("demo bounds", () => {
     expect(errorLater.status).toBe(503);
     const whole = await ask("word-delay=10000,words=5000", false); // not paced when not streaming
     expect(whole.status).toBe(200);
+    // Nor does it stall: there are no words to stall between.
+    const unstalled = await ask("stall-ms=120000,first-byte-ms=10", false);
+    expect(unstalled.status).toBe(200);
   });
 
   test("pings are bounded: ping-ms below 20 is a 400, 20 is served", async () => {
