@@ -181,6 +181,7 @@ async function stream(
       return EXIT.partial;
     }
     view.failed(error);
+    if (args.json) io.stdout.write(`${transcript.failedJSON(error)}\n`);
     return EXIT.failed;
   } finally {
     view.dispose();

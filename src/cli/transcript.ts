@@ -60,6 +60,24 @@ export class Transcript {
    * ```
    */
   interruptedJSON(error: unknown): string {
+    return this.#endedJSON(error, "interrupted");
+  }
+
+  /**
+   * The JSON object `--json` prints for a call that failed before any of its answer could be
+   * kept: what arrived (usually nothing), the number of requests made, `"failed": true` and the
+   * error.
+   *
+   * @example
+   * ```ts
+   * JSON.parse(transcript.failedJSON(error)).failed; // true
+   * ```
+   */
+  failedJSON(error: unknown): string {
+    return this.#endedJSON(error, "failed");
+  }
+
+  #endedJSON(error: unknown, how: "interrupted" | "failed"): string {
     const attempts = (error as { attempts?: unknown } | null)?.attempts;
     const output: Record<string, unknown> = {
       content: this.content,
@@ -68,7 +86,7 @@ export class Transcript {
       attempts: typeof attempts === "number" ? attempts : 0,
     };
     if (this.usage !== undefined) output.usage = this.usage;
-    output.interrupted = true;
+    output[how] = true;
     if (error instanceof Error) output.error = { name: error.name, message: error.message };
     return JSON.stringify(output, null, 2);
   }

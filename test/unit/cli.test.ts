@@ -97,6 +97,20 @@ describe("stopstream chat", () => {
     expect(faults.stats(id).requests).toBe(1);
   });
 
+  test("--json after a failure before any answer still prints one object, failed: true", async () => {
+    const { id, baseURL } = route("status=400");
+    const run = spawnCli(["chat", "--json", "--base-url", baseURL, "--model", "demo", "hi"]);
+    const { code, stdout } = await run.exited;
+    expect(code).toBe(1);
+    expect(JSON.parse(stdout)).toMatchObject({
+      content: "",
+      failed: true,
+      attempts: 1,
+      error: { name: "APIStatusError" },
+    });
+    expect(faults.stats(id).requests).toBe(1);
+  });
+
   test("a stream cut after output exits 2, keeps the text and says so", async () => {
     const { id, baseURL } = route("drop-after=4");
     const run = spawnCli(["chat", "--base-url", baseURL, "--model", "demo", "hi"]);
