@@ -234,10 +234,12 @@ export class RelayStream {
     if (meta.status !== "running" || run === undefined) {
       return Response.json({ ...describe(meta, this.#log, this.#store), cancelled: false });
     }
+    // Two cancels at once: the one that stopped the run says so, the other that it had ended.
+    const stopping = run.stopped === undefined;
     run.stop("cancelled");
     await this.#recorded;
     const ended = this.#store.meta() ?? meta;
-    return Response.json({ ...describe(ended, this.#log, this.#store), cancelled: true });
+    return Response.json({ ...describe(ended, this.#log, this.#store), cancelled: stopping });
   }
 
   /** Records how the run ended and schedules the expiry, or forgets a stream never begun. */

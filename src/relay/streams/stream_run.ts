@@ -200,6 +200,11 @@ export class StreamRun {
     return this.#isCommitted;
   }
 
+  /** Why the run was stopped, once it was (the first reason counts). */
+  get stopped(): StopReason | undefined {
+    return this.#stopped;
+  }
+
   /** Stops the upstream call at once; the stream ends with the event that says why. */
   stop(reason: StopReason): void {
     this.#stopped ??= reason;
