@@ -182,3 +182,24 @@ export const PLAYGROUND_HTML: string = `<!doctype html>
 <script type="module">${SCRIPT}</script>
 </body></html>
 `;
+
+/**
+ * The playground's Content-Security-Policy: its own inline script and style (by hash), the
+ * browser build and the relay's API from its own origin, nothing else, and no framing (a page
+ * that keeps a relay key in `localStorage` must not be clickjacked into using it).
+ *
+ * @example
+ * ```ts
+ * c.header("content-security-policy", await playgroundPolicy());
+ * ```
+ */
+export async function playgroundPolicy(): Promise<string> {
+  return `default-src 'none'; script-src 'self' ${await sha256Source(SCRIPT)}; ` +
+    `style-src ${await sha256Source(STYLE)}; connect-src 'self'; frame-ancestors 'none'; ` +
+    "base-uri 'none'; form-action 'none'";
+}
+
+async function sha256Source(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return `'sha256-${btoa(String.fromCharCode(...new Uint8Array(digest)))}'`;
+}

@@ -62,6 +62,20 @@ describe("routes", () => {
     const html = await page.text();
     expect(html).toContain('from "./stopstream.js"');
     expect(html).toContain('id="stop"');
+    // Its own inline script and style run (their hashes), nothing else does, and no site frames it.
+    const policy = page.headers.get("content-security-policy")!;
+    const hash = async (text: string) =>
+      `'sha256-${
+        btoa(String.fromCharCode(
+          ...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))),
+        ))
+      }'`;
+    const inline = (tag: string) =>
+      new RegExp(`<${tag}[^>]*>([\\s\\S]*?)</${tag}>`).exec(html)![1]!;
+    expect(policy).toContain(`script-src 'self' ${await hash(inline("script"))};`);
+    expect(policy).toContain(`style-src ${await hash(inline("style"))};`);
+    expect(policy).toMatch(/default-src 'none'.*frame-ancestors 'none'/);
+    expect(page.headers.get("x-content-type-options")).toBe("nosniff");
     const client = await worker.fetch("http://relay.test/stopstream.js");
     expect(client.headers.get("content-type")).toContain("javascript");
     expect(await client.text()).toMatch(/export\s*\{[^}]*streamChat/);
