@@ -26,6 +26,8 @@ class ResponsesDecoder implements StreamDecoder {
   #textItem: unknown = -1;
   #reasoningItem: unknown = -1;
   #refusalItem: unknown = -1;
+  /** Whether an item was taken in as done (a refusal so taken does not count as delivered). */
+  #itemsDone = false;
   /** `sequence_number` of the last event: background mode resumes after it. */
   cursor: unknown = undefined;
 
@@ -104,7 +106,7 @@ class ResponsesDecoder implements StreamDecoder {
       case "response.incomplete":
         // A server that streamed nothing of the answer (no deltas, no item done) sends it all
         // here: each output item counts as done, as in a whole (non-streaming) Response.
-        if (!acc.delivered) {
+        if (!acc.delivered && !this.#itemsDone) {
           this.response(message.response);
           return EVENT_TERMINAL;
         }
@@ -129,6 +131,7 @@ class ResponsesDecoder implements StreamDecoder {
    * text, a reasoning item's text, a call (started now if it was never added) and its input.
    */
   #itemDone(index: unknown, item: EventData): void {
+    this.#itemsDone = true;
     const acc = this.#acc;
     const kind = item?.type;
     if (kind === "message" && !this.#out.hasText(index as number) && index !== this.#refusalItem) {

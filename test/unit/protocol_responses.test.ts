@@ -281,6 +281,30 @@ describe("openai-responses stream", () => {
     expect(run.events.filter((e) => e.type === "text").map((e) => e.text)).toEqual(["Hello"]);
   });
 
+  test("a refusal that comes only with its item's done event counts once", async () => {
+    const refusal = "I can't help with that.";
+    const message = {
+      type: "message",
+      id: "msg_1",
+      role: "assistant",
+      content: [{ type: "refusal", refusal }],
+    };
+    const event = (data: Record<string, unknown>) =>
+      `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
+    upstream(server, BASE, responsesWire, (_n, req) =>
+      sseResponse(req, [
+        event({ type: "response.created", response: { id: "resp_1", model: "m", output: [] } }),
+        event({ type: "response.output_item.done", output_index: 0, item: message }),
+        event({
+          type: "response.completed",
+          response: { id: "resp_1", model: "m", status: "completed", output: [message] },
+        }),
+      ]));
+    const result = await streamChat(options()).result;
+    expect(result.refusal).toBe(refusal);
+    expect(result.output).toEqual([message]);
+  });
+
   test("a 200 JSON error body instead of a stream becomes an UpstreamStreamError", async () => {
     const up = upstream(
       server,
