@@ -120,7 +120,7 @@ export function credentialsOf(headers: Headers): string[] {
  */
 export function redactError<T>(error: T, secrets: readonly string[]): T {
   let current: unknown = error;
-  let holder: Record<string, unknown> | undefined;
+  const chain: Array<Error & Record<string, unknown>> = [];
   for (let depth = 0; depth < 8 && current instanceof Error && secrets.length > 0; depth++) {
     const target = current as Error & Record<string, unknown>;
     const { stack } = target; // formatted now, with the message as it was
@@ -135,16 +135,23 @@ export function redactError<T>(error: T, secrets: readonly string[]): T {
       cleaned = write(target, field, redactValue(value, secrets)) && cleaned;
     }
     if (!cleaned) {
-      // An error that takes nothing (a frozen one) leaves the chain: a plain copy takes its place.
-      if (holder !== undefined) {
-        holder.cause = Object.assign(new Error(message), { name: target.name });
+      // An error that takes nothing (a frozen one) leaves the chain: a plain copy takes its
+      // place, and so does each error above it that will not take the copy as its cause.
+      let copy = plainCopy(target, message, undefined);
+      for (let i = chain.length - 1; i >= 0; i--) {
+        if (write(chain[i]!, "cause", copy)) return error;
+        copy = plainCopy(chain[i]!, String(chain[i]!.message), copy);
       }
-      return error;
+      return copy as T;
     }
-    holder = target;
+    chain.push(target);
     current = target.cause;
   }
   return error;
+}
+
+function plainCopy(error: Error, message: string, cause: Error | undefined): Error {
+  return Object.assign(new Error(message, { cause }), { name: error.name });
 }
 
 /**

@@ -190,6 +190,16 @@ describe("a cause the client did not make is redacted or replaced, never a TypeE
     for (const t of textsOf(error)) expect(t).not.toContain(HEAD);
   });
 
+  test("a frozen cause under a frozen parent: both are replaced by redacted copies", async () => {
+    const inner = Object.freeze(new TypeError(`fetch failed for ${KEY}`));
+    const outer = Object.freeze(new Error("fetch failed", { cause: inner }));
+    const error = await errorFor([], { fetch: failing(outer) });
+    expect((error as Error).name).toBe("ConnectionError");
+    const cause = (error as Error).cause as Error;
+    expect([cause.message, (cause.cause as Error).name]).toEqual(["fetch failed", "TypeError"]);
+    for (const t of textsOf(error)) expect(t).not.toContain(HEAD);
+  });
+
   test("a frozen cause carrying the key is replaced by a redacted copy", async () => {
     const frozen = Object.freeze(new TypeError(`fetch failed for ${KEY}`));
     const error = await errorFor([], { fetch: failing(frozen) });
