@@ -99,7 +99,8 @@ export interface RelayOptions {
   resumeTtlMs?: number;
   /**
    * Largest number of bytes a resumable stream stores, and that an answer the relay holds whole
-   * (`stream: false`) may take as the upstream sends it (past it: `502` `answer_too_large`).
+   * (`stream: false`) may take as the upstream sends it, per attempt (past it: `502`
+   * `answer_too_large`).
    * Default 8 MiB.
    */
   maxStreamBytes?: number;

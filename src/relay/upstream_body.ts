@@ -47,12 +47,12 @@ export interface PieceTap {
   /** Counts the reads of the upstream body (tests check one read per forwarded event). */
   reads: number;
   /**
-   * Set for an answer the relay holds whole (`stream: false`): once the bytes handed on, all
-   * attempts together, pass `limit`, `onLimit` is called (once per piece after that).
+   * Set for an answer the relay holds whole (`stream: false`): once the bytes handed on of one
+   * response pass `limit`, `onLimit` is called (once per piece after that).
    */
   limit?: number;
   onLimit?: () => void;
-  /** The bytes handed on so far, counted only while a `limit` is set. */
+  /** The bytes handed on so far of the latest response, counted only while a `limit` is set. */
   total?: number;
 }
 
@@ -98,6 +98,8 @@ export function readInPieces(response: Response, tap: PieceTap): Response {
   const { body } = response;
   const type = response.headers.get("content-type") ?? "";
   if (body === null || response.status !== 200 || !/event-stream/i.test(type)) return response;
+  // The limit is per answer: a retry starts over, and what the abandoned attempt held is gone.
+  tap.total = 0;
   let reader: ReadableStreamBYOBReader;
   try {
     reader = body.getReader({ mode: "byob" });

@@ -283,3 +283,75 @@ describe("an answer held whole (stream: false) has a limit", () => {
     },
   );
 });
+
+describe("the limit and the ids of what the relay holds", () => {
+  const encoder = new TextEncoder();
+  const event = (delta: Record<string, unknown>, finish: string | null = null) =>
+    encoder.encode(
+      `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`,
+    );
+  const post = (app: ReturnType<typeof createRelay>, extra: Record<string, unknown> = {}) =>
+    app.request("/v1/chat/completions", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ messages: [{ role: "user", content: "hi" }], ...extra }),
+    });
+
+  test("the limit is per answer: a retry after a drop starts counting over", async () => {
+    let attempts = 0;
+    const app = createRelay({
+      upstreams: [{ baseURL: "https://up.test/v1" }],
+      maxStreamBytes: 10_000,
+      maxRetries: 1,
+      retry: { initialDelayMs: 1, maxDelayMs: 2 },
+      fetch: () => {
+        const attempt = ++attempts;
+        const chunks = [event({ content: "x".repeat(6000) })];
+        return Promise.resolve(
+          new Response(
+            new ReadableStream({
+              type: "bytes",
+              pull(controller) {
+                const next = chunks.shift();
+                if (next !== undefined) return controller.enqueue(next);
+                if (attempt === 1) return controller.error(new TypeError("connection reset"));
+                controller.enqueue(event({}, "stop"));
+                controller.enqueue(encoder.encode("data: [DONE]\n\n"));
+                controller.close();
+              },
+            }),
+            { headers: { "content-type": "text/event-stream" } },
+          ),
+        );
+      },
+    });
+    const response = await post(app, { stream: false });
+    expect(response.status).toBe(200);
+    expect((await response.json()).choices[0].message.content).toBe("x".repeat(6000));
+    expect(attempts).toBe(2);
+  });
+
+  test("a call the provider gave no id (the legacy function_call) gets one, streamed or whole", async () => {
+    const app = createRelay({
+      upstreams: [{ baseURL: "https://up.test/v1" }],
+      fetch: () =>
+        Promise.resolve(
+          new Response(
+            [
+              event({ role: "assistant", content: null, function_call: { name: "f" } }),
+              event({ function_call: { arguments: "{}" } }),
+              event({}, "function_call"),
+              encoder.encode("data: [DONE]\n\n"),
+            ].map((bytes) => new TextDecoder().decode(bytes)).join(""),
+            { headers: { "content-type": "text/event-stream" } },
+          ),
+        ),
+    });
+    const whole = await (await post(app, { stream: false })).json();
+    expect(whole.choices[0].message.tool_calls).toEqual([
+      { id: "call_0", type: "function", function: { name: "f", arguments: "{}" } },
+    ]);
+    const streamed = await (await post(app, { stream: true })).text();
+    expect(streamed).toContain('"tool_calls":[{"index":0,"id":"call_0","type":"function"');
+  });
+});
