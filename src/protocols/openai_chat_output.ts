@@ -143,8 +143,8 @@ export class ChatMessageOutput implements OutputAssembler {
     }
     if (acc.refusal !== undefined) message.refusal = acc.refusal;
     if (this.#annotations !== undefined) message.annotations = this.#annotations;
-    if (this.legacy) {
-      // The legacy API has one call; its output keeps that shape.
+    if (this.legacy && acc.toolCalls.length === 1) {
+      // The legacy API has one call; its output keeps that shape (mixed with tool_calls: not).
       const { name, arguments: args } = acc.toolCalls[0]!;
       message.function_call = { name, arguments: args };
     } else if (hasCalls) {

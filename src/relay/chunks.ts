@@ -111,7 +111,7 @@ export class ChunkEncoder {
         return this.delta({
           tool_calls: [{
             index: event.index,
-            id: event.id,
+            id: event.id || callId(event.index),
             type: "function",
             function: { name: event.name || (event.toolType ?? ""), arguments: "" },
           }],
@@ -216,8 +216,8 @@ export function toChatCompletion(
   const annotations = toAnnotations(result.citations);
   if (annotations !== undefined) message.annotations = annotations;
   if (result.toolCalls.length > 0) {
-    message.tool_calls = result.toolCalls.map((call) => ({
-      id: call.id,
+    message.tool_calls = result.toolCalls.map((call, index) => ({
+      id: call.id || callId(index),
       type: "function",
       function: { name: call.name || (call.type ?? ""), arguments: call.arguments },
     }));
@@ -278,4 +278,12 @@ function toOpenAIUsage(usage: Usage): Record<string, unknown> {
     openai.completion_tokens_details = { reasoning_tokens: usage.reasoningTokens };
   }
   return openai;
+}
+
+/**
+ * The id of a call the provider gave none (the legacy `function_call`): the caller must name it
+ * in the `tool` message it sends back.
+ */
+function callId(index: number): string {
+  return `call_${index}`;
 }

@@ -217,6 +217,23 @@ describe("accumulation (recorded streams)", () => {
     });
   });
 
+  test("a function_call beside tool_calls: the output keeps both, as tool_calls", async () => {
+    const { result } = await run(
+      sse(chunk({
+        tool_calls: [{ index: 0, id: "call_a", function: { name: "a", arguments: "{}" } }],
+      })) +
+        sse(chunk({ function_call: { name: "b", arguments: '{"x":1}' } })) +
+        sse(chunk({}, "tool_calls")) + DONE,
+    );
+    expect(result.toolCalls.map((c) => [c.id, c.name, c.arguments])).toEqual([
+      ["call_a", "a", "{}"],
+      ["", "b", '{"x":1}'],
+    ]);
+    const output = result.output as { tool_calls?: unknown[]; function_call?: unknown };
+    expect(output.function_call).toBeUndefined();
+    expect(output.tool_calls).toHaveLength(2);
+  });
+
   test("only choice 0 is assembled when n > 1 interleaves choices", async () => {
     const second = (delta: Record<string, unknown>, finish: string | null = null) => ({
       ...chunk(delta, finish),
