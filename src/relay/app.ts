@@ -15,7 +15,8 @@ import { callerDrop } from "./caller_drop.ts";
 import { abortOnDisconnect } from "./caller_signal.ts";
 import { toChatCompletion } from "./chunks.ts";
 import { UpstreamCooldowns } from "./cooldown.ts";
-import { errorResponse, type RelayFailure } from "./error_response.ts";
+import { errorResponse, methodNotAllowed, notFound, type RelayFailure } from "./error_response.ts";
+import { answerTooLarge, callOptions } from "./upstream_call.ts";
 import { relayChat } from "./forward.ts";
 import { jsonResponse } from "./json_response.ts";
 import { type RelayOptions, type ResolvedUpstream, resolveRelayOptions } from "./options.ts";
@@ -24,7 +25,7 @@ import { type ChatRequestBody, parseChatRequest, readLimited } from "./request_b
 import { sseResponse } from "./sse_response.ts";
 import { startStream, streamRoutes, type StreamsConfig, wantsResumable } from "./streams/routes.ts";
 import { STREAM_ID_HEADER } from "./streams/wire.ts";
-import { canHonour, translateRequest } from "./translate_request.ts";
+import { canHonour } from "./translate_request.ts";
 import { createUpstreamFetch, forwardedHeaders, type InProcessDemo } from "./upstream_fetch.ts";
 
 /** The model name the built-in demo upstream answers to in `GET /v1/models`. */
@@ -268,69 +269,6 @@ export function createRelay(options: RelayOptions = {}): Hono {
     })
   );
   return app;
-}
-
-/**
- * The relay's answer to a path it does not serve, in OpenAI's error shape.
- *
- * @example
- * ```ts
- * app.notFound((c) => notFound(c.req.method, c.req.path));
- * ```
- */
-export function notFound(method: string, path: string): Response {
-  return errorResponse({
-    status: 404,
-    message: `Unknown route: ${method} ${path}`,
-    type: "invalid_request_error",
-    code: "unknown_route",
-  });
-}
-
-function methodNotAllowed(method: string, allowed: string): Response {
-  return errorResponse({
-    status: 405,
-    message: `Method ${method} is not allowed here; use ${allowed}.`,
-    type: "invalid_request_error",
-    code: "method_not_allowed",
-  }, { allow: allowed });
-}
-
-/** `streamChat` options for the first upstream to try, with the others as fallbacks. */
-function callOptions(
-  upstreams: readonly ResolvedUpstream[],
-  body: ChatRequestBody,
-  headers: Record<string, string>,
-  fetchFor: ((target: number) => typeof fetch) | undefined,
-): StreamChatOptions {
-  const targets = upstreams.map((u, target): StreamChatOptions => ({
-    baseURL: u.baseURL,
-    protocol: u.protocol,
-    headers,
-    body: translateRequest(body, u.protocol, u.model),
-    ...(fetchFor !== undefined ? { fetch: fetchFor(target) } : {}),
-    // Always set, even to "none": which upstream has which key was settled in configured order
-    // (options.ts), and the client must not hand the first target's key on to a keyless one.
-    apiKey: u.apiKey as string,
-  }));
-  const [primary, ...rest] = targets as [StreamChatOptions, ...StreamChatOptions[]];
-  if (rest.length === 0) return primary;
-  // Fallback bodies are merged over the primary's; keys the primary's protocol uses but this
-  // one does not (`system`, `input`, …) are masked with `undefined`, which JSON drops.
-  const mask = Object.fromEntries(Object.keys(primary.body).map((key) => [key, undefined]));
-  const fallbacks = rest.map((t) => ({ ...t, body: { ...mask, ...t.body } }));
-  return { ...primary, fallbacks };
-}
-
-/** A non-streaming answer that passed `maxStreamBytes` (counted as the upstream sent it). */
-function answerTooLarge(maxBytes: number): RelayFailure {
-  return {
-    status: 502,
-    message: `The upstream's answer passed this relay's limit of ${maxBytes} bytes for an ` +
-      "answer it holds whole (stream: false), so it was stopped; stream it, or ask for less.",
-    type: "relay_limit",
-    code: "answer_too_large",
-  };
 }
 
 function isFailure(value: ChatRequestBody | RelayFailure): value is RelayFailure {

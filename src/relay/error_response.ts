@@ -49,3 +49,37 @@ export function errorBody(failure: RelayFailure): { error: Record<string, unknow
     error: { message: failure.message, type: failure.type, param: null, code: failure.code },
   };
 }
+
+/**
+ * The relay's answer to a path it does not serve, in OpenAI's error shape.
+ *
+ * @example
+ * ```ts
+ * app.notFound((c) => notFound(c.req.method, c.req.path));
+ * ```
+ */
+export function notFound(method: string, path: string): Response {
+  return errorResponse({
+    status: 404,
+    message: `Unknown route: ${method} ${path}`,
+    type: "invalid_request_error",
+    code: "unknown_route",
+  });
+}
+
+/**
+ * The relay's answer to a method a route does not take, naming the one it does.
+ *
+ * @example
+ * ```ts
+ * app.all("/v1/models", (c) => methodNotAllowed(c.req.method, "GET"));
+ * ```
+ */
+export function methodNotAllowed(method: string, allowed: string): Response {
+  return errorResponse({
+    status: 405,
+    message: `Method ${method} is not allowed here; use ${allowed}.`,
+    type: "invalid_request_error",
+    code: "method_not_allowed",
+  }, { allow: allowed });
+}

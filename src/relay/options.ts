@@ -6,7 +6,6 @@
 
 import type { DemoUpstreamOptions } from "../demo/upstream.ts";
 import { createRetryBudget, isRetryBudget, type RetryBudget } from "../retry_budget.ts";
-import { joinURL } from "../protocols/request.ts";
 
 const MAX = Number.MAX_VALUE;
 /**
@@ -17,6 +16,9 @@ const MAX_TIMER_MS = 2_147_483_647;
 import { streamChat } from "../stream_chat.ts";
 import type { ProtocolName, RetryOptions, Timeouts } from "../chat_options.ts";
 import { isStreamNamespace, MAX_READERS, type RelayStreamNamespace } from "./streams/wire.ts";
+import { resolveUpstreams } from "./upstreams.ts";
+
+export { isHttpURL, PROTOCOLS } from "./upstreams.ts";
 
 /**
  * One model provider the relay may call. The first upstream is the primary, the others are
@@ -169,20 +171,6 @@ export interface ResolvedRelayOptions {
 }
 
 /**
- * The protocols an upstream may speak.
- *
- * @example
- * ```ts
- * PROTOCOLS.includes("openai-chat"); // true
- * ```
- */
-export const PROTOCOLS: readonly ProtocolName[] = [
-  "openai-chat",
-  "anthropic-messages",
-  "openai-responses",
-];
-
-/**
  * Validate relay options and fill in the defaults.
  *
  * @throws {TypeError} on an upstream without a valid `baseURL`, an unknown protocol or a bad key.
@@ -198,37 +186,7 @@ export const PROTOCOLS: readonly ProtocolName[] = [
  * ```
  */
 export function resolveRelayOptions(options: RelayOptions): ResolvedRelayOptions {
-  const upstreams = (options.upstreams ?? []).map((upstream, index): ResolvedUpstream => {
-    const where = `upstreams[${index}]`;
-    // No value in these messages: a base URL can carry an account token, and a misplaced key
-    // can end up anywhere.
-    if (typeof upstream.baseURL !== "string" || !isHttpURL(upstream.baseURL)) {
-      throw new TypeError(`createRelay: ${where}.baseURL must be an absolute http(s) URL`);
-    }
-    const protocol = upstream.protocol ?? "openai-chat";
-    if (!PROTOCOLS.includes(protocol)) {
-      throw new TypeError(
-        `createRelay: ${where}.protocol must be one of ${PROTOCOLS.join(", ")}`,
-      );
-    }
-    if (upstream.apiKey !== undefined && typeof upstream.apiKey !== "string") {
-      throw new TypeError(`createRelay: ${where}.apiKey must be a string`);
-    }
-    // A local server (vLLM, Ollama) needs no key; "" must not become `Bearer `.
-    const apiKey = upstream.apiKey === "" ? undefined : upstream.apiKey;
-    return { baseURL: upstream.baseURL, apiKey, protocol, model: upstream.model };
-  });
-  // A fallback on exactly the primary's base URL without a key of its own uses the primary's,
-  // as the client's own fallbacks do. Settled here, in configured order: the cooldown reorders
-  // the upstreams of a call, and the one that goes first must not be what decides who has a key.
-  const primary = upstreams[0];
-  for (let i = 1; i < upstreams.length; i++) {
-    const upstream = upstreams[i]!;
-    if (
-      primary !== undefined && options.upstreams![i]!.apiKey === undefined &&
-      joinURL(upstream.baseURL, "") === joinURL(primary.baseURL, "")
-    ) upstream.apiKey = primary.apiKey;
-  }
+  const upstreams = resolveUpstreams(options.upstreams ?? []);
   checkCallOptions(options);
   const keys = options.keys ?? [];
   for (const key of keys) {
@@ -255,21 +213,6 @@ export function resolveRelayOptions(options: RelayOptions): ResolvedRelayOptions
     cooldownMs: positive("cooldownMs", options.cooldownMs, 30_000),
     retryBudget: budgetOf(options.retryBudget),
   };
-}
-
-/**
- * Whether `value` is an absolute `http:` or `https:` URL (what `fetch` can call).
- *
- * @example
- * ```ts
- * isHttpURL("https://api.openai.com/v1"); // true
- * isHttpURL("api.openai.com/v1"); // false
- * ```
- */
-export function isHttpURL(value: string): boolean {
-  if (!URL.canParse(value)) return false;
-  const { protocol } = new URL(value);
-  return protocol === "http:" || protocol === "https:";
 }
 
 /**

@@ -1,0 +1,63 @@
+/**
+ * What one relayed call asks of its upstreams: the client's options for the targets in the
+ * order the cooldown chose, and the failures that belong to holding an answer for a caller.
+ *
+ * @module
+ */
+
+import type { StreamChatOptions } from "../chat_options.ts";
+import type { RelayFailure } from "./error_response.ts";
+import type { ResolvedUpstream } from "./options.ts";
+import type { ChatRequestBody } from "./request_body.ts";
+import { translateRequest } from "./translate_request.ts";
+
+/**
+ * `streamChat` options for the first upstream to try, with the others as fallbacks.
+ *
+ * @example
+ * ```ts
+ * const call = callOptions(upstreams, body, forwardedHeaders(request.headers), undefined);
+ * ```
+ */
+export function callOptions(
+  upstreams: readonly ResolvedUpstream[],
+  body: ChatRequestBody,
+  headers: Record<string, string>,
+  fetchFor: ((target: number) => typeof fetch) | undefined,
+): StreamChatOptions {
+  const targets = upstreams.map((u, target): StreamChatOptions => ({
+    baseURL: u.baseURL,
+    protocol: u.protocol,
+    headers,
+    body: translateRequest(body, u.protocol, u.model),
+    ...(fetchFor !== undefined ? { fetch: fetchFor(target) } : {}),
+    // Always set, even to "none": which upstream has which key was settled in configured order
+    // (options.ts), and the client must not hand the first target's key on to a keyless one.
+    apiKey: u.apiKey as string,
+  }));
+  const [primary, ...rest] = targets as [StreamChatOptions, ...StreamChatOptions[]];
+  if (rest.length === 0) return primary;
+  // Fallback bodies are merged over the primary's; keys the primary's protocol uses but this
+  // one does not (`system`, `input`, …) are masked with `undefined`, which JSON drops.
+  const mask = Object.fromEntries(Object.keys(primary.body).map((key) => [key, undefined]));
+  const fallbacks = rest.map((t) => ({ ...t, body: { ...mask, ...t.body } }));
+  return { ...primary, fallbacks };
+}
+
+/**
+ * A non-streaming answer that passed `maxStreamBytes` (counted as the upstream sent it).
+ *
+ * @example
+ * ```ts
+ * throw answerTooLarge(8 * 1024 * 1024);
+ * ```
+ */
+export function answerTooLarge(maxBytes: number): RelayFailure {
+  return {
+    status: 502,
+    message: `The upstream's answer passed this relay's limit of ${maxBytes} bytes for an ` +
+      "answer it holds whole (stream: false), so it was stopped; stream it, or ask for less.",
+    type: "relay_limit",
+    code: "answer_too_large",
+  };
+}
