@@ -130,9 +130,7 @@ export function readInPieces(response: Response, tap: PieceTap): Response {
       new Uint8Array(buffer).copyWithin(0, length, filled);
     }
     filled = rest;
-    if (tap.limit !== undefined && (tap.total = (tap.total ?? 0) + length) > tap.limit) {
-      tap.onLimit?.();
-    }
+    if (tap.limit !== undefined) count(tap, length);
     tap.seq++;
     tap.bytes = whole ? piece : undefined;
     return { done: false, value: piece };
@@ -214,10 +212,15 @@ function lastEventEnd(bytes: Uint8Array): number {
 function counted(response: Response, body: ReadableStream<Uint8Array>, tap: PieceTap): Response {
   const counting = new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
-      tap.total = (tap.total ?? 0) + chunk.byteLength;
-      if (tap.total > tap.limit!) tap.onLimit?.();
+      count(tap, chunk.byteLength);
       controller.enqueue(chunk);
     },
   });
   return new Response(body.pipeThrough(counting), response);
+}
+
+/** Adds `bytes` to what `tap` has handed on of this response; past its limit, says so. */
+function count(tap: PieceTap, bytes: number): void {
+  tap.total = (tap.total ?? 0) + bytes;
+  if (tap.total > tap.limit!) tap.onLimit?.();
 }
