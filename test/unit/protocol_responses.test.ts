@@ -26,6 +26,10 @@ const options = (extra: Partial<StreamChatOptions> = {}): StreamChatOptions =>
 
 const replay = replayer(server, BASE, responsesWire);
 
+/** One SSE event of the Responses API, named after its `type`. */
+const event = (data: Record<string, unknown>) =>
+  `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
+
 /** One stream that starts, then fails with a `response.failed` event; no retry. */
 async function failedStream(payload: Record<string, unknown>) {
   const failed = `event: response.failed\ndata: ${
@@ -235,8 +239,6 @@ describe("openai-responses stream", () => {
       role: "assistant",
       content: [{ type: "output_text", text: "Hi there", annotations: [] }],
     }];
-    const event = (data: Record<string, unknown>) =>
-      `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
     upstream(server, BASE, responsesWire, (_n, req) =>
       sseResponse(req, [
         event({ type: "response.created", response: { id: "resp_1", model: "m", output: [] } }),
@@ -260,8 +262,6 @@ describe("openai-responses stream", () => {
       role: "assistant",
       content: [{ type: "output_text", text: "Hello", annotations: [] }],
     }, { type: "function_call", id: "fc_1", call_id: "call_1", name: "f", arguments: "{}" }];
-    const event = (data: Record<string, unknown>) =>
-      `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
     upstream(server, BASE, responsesWire, (_n, req) =>
       sseResponse(req, [
         event({ type: "response.created", response: { id: "resp_1", model: "m", output: [] } }),
@@ -289,8 +289,6 @@ describe("openai-responses stream", () => {
       role: "assistant",
       content: [{ type: "refusal", refusal }],
     };
-    const event = (data: Record<string, unknown>) =>
-      `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
     upstream(server, BASE, responsesWire, (_n, req) =>
       sseResponse(req, [
         event({ type: "response.created", response: { id: "resp_1", model: "m", output: [] } }),
