@@ -2,11 +2,13 @@
  * The resumable stream's event log (src/relay/streams/event_log.ts) on a store that counts what
  * it is asked: events numbered from 1 without gaps across batches, nothing visible before its
  * sync, and readers at the live edge served from memory while a reader far behind reads the
- * stored rows. The Durable Object's own storage is exercised by test/workers/streams*.test.ts.
+ * stored rows; and a reader of it (`readEvents`) that is slow but steady is never ended. The
+ * Durable Object's own storage is exercised by test/workers/streams*.test.ts.
  */
 
 import { describe, expect, it } from "vitest";
 import { EventLog } from "../../src/relay/streams/event_log.ts";
+import { readEvents } from "../../src/relay/streams/reader.ts";
 import { type Batch, StreamStore } from "../../src/relay/streams/stream_store.ts";
 
 /** A store keeping batches in an array; `reads` counts the reads of stored rows. */
@@ -130,5 +132,38 @@ describe("EventLog", () => {
     expect(tail.map(([n]) => n)).toEqual(
       Array.from({ length: lastRow.last - lastRow.first }, (_, i) => lastRow.first + 1 + i),
     );
+  });
+});
+
+describe("readEvents", () => {
+  it("never ends a reader that is slow but takes every write, however far behind it is", async () => {
+    // The rule is "four keep-alive intervals without taking anything": a reader catching up on
+    // a stored stream is written at once on every pull, so it is never seen waiting at the live
+    // edge; it was ended after four intervals although it took a write in each (review).
+    const store = new CountingStore();
+    const log = new EventLog(store, 1 << 30, 1);
+    const big = `data: {"choices":[{"delta":{"content":"${"x".repeat(1000)}"}}]}\n\n`;
+    const batch = big.repeat(Math.ceil(64 * 1024 / big.length));
+    for (let i = 0; i < 160; i++) expect(log.append(batch)).toBe(true);
+    const closing = log.close("data: [DONE]\n\n");
+    await store.sync();
+    await closing;
+
+    const keepAliveMs = 20;
+    const reader = readEvents(log, 0, keepAliveMs).getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    let reads = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      reads++;
+      text += decoder.decode(value, { stream: true });
+      // The slow consumer under test: one write taken per keep-alive interval.
+      await new Promise((resolve) => setTimeout(resolve, keepAliveMs));
+    }
+    expect(reads).toBeGreaterThan(8); // well past the four intervals of the rule
+    expect(text.match(/^id: \d+$/gm)?.length).toBe(log.lastVisible);
+    expect(text.endsWith("data: [DONE]\n\n")).toBe(true);
   });
 });

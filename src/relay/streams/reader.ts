@@ -109,6 +109,10 @@ export function readEvents(
     },
     async pull(controller) {
       pulling = true;
+      // Nothing is queued ahead of a pull (a high-water mark of 0): the caller took the last
+      // write. Counted here, not only by the tick: a reader behind the live edge is written at
+      // once and never seen waiting, however steadily it reads.
+      taken = Date.now();
       try {
         await next(controller);
       } finally {
