@@ -17,7 +17,7 @@ import { isInterruptedError } from "../error_guards.ts";
 import { type ChunkEncoder, DONE_EVENT, type RelayEvent } from "./chunks.ts";
 import { COMMIT, commitTiming, raceCommit } from "./commit.ts";
 import { describeFailure } from "./describe_failure.ts";
-import { errorBody, errorResponse } from "./error_response.ts";
+import { errorBody, errorResponse, type RelayFailure } from "./error_response.ts";
 import { AnswerLabel } from "./progress.ts";
 
 /**
@@ -58,6 +58,14 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
  * bounded: a slow caller holds the upstream back.
  */
 const WRITE_AHEAD_BYTES = 64 * 1024;
+/**
+ * Keep-alive intervals a caller may leave the whole write-ahead unread, taking nothing, before
+ * the relay stops its answer (60 s by default), as a resumable stream's reader is ended. Such a
+ * caller (connected but never reading, or gone while its buffers were full) is never written to
+ * again, so workerd would not learn it left; the upstream call and what it holds would live as
+ * long as the connection.
+ */
+const STALLED_KEEP_ALIVES = 4;
 const noop = (): void => {};
 const sameIndex = (target: number): number => target;
 
@@ -141,6 +149,10 @@ function streamBody(
   firstPending?.catch(noop);
   let pending = firstPending;
   let lastWrite = 0;
+  /** Pulls so far, and when the caller last took anything (a pull, or room in the queue). */
+  let pulls = 0;
+  let seenPulls = 0;
+  let taken = Date.now();
   let closed = false;
   let keepAlive: ReturnType<typeof setInterval> | undefined;
   let controller!: ReadableStreamDefaultController<Uint8Array>;
@@ -154,6 +166,14 @@ function streamBody(
     closed = true;
     clearInterval(keepAlive);
     controller.close();
+  };
+  const stalled = (): void => {
+    // Queued behind what it has not read: a caller who comes back reads why the answer ends.
+    send(`data: ${JSON.stringify(errorBody(callerStalled(call.keepAliveMs)))}\n\n`);
+    close();
+    // As a disconnect: the upstream is cancelled, and it is no failure of the upstream's.
+    call.abort.abort(new Error("the caller took nothing of the answer"));
+    void iterator.return?.();
   };
   return new ReadableStream<Uint8Array>({
     start(c) {
@@ -174,6 +194,14 @@ function streamBody(
       let tick = Math.min(commitTiming(keepAliveMs).probeMs, quiet);
       const onTick = (): void => {
         if (closed) return;
+        // A full queue means the caller has not taken what it was given: a comment would only
+        // queue behind it (and never reach a socket to find out whether the caller is there).
+        const room = (controller.desiredSize ?? 0) > 0;
+        if (room || pulls !== seenPulls) {
+          seenPulls = pulls;
+          taken = Date.now();
+        } else if (Date.now() - taken >= STALLED_KEEP_ALIVES * keepAliveMs) return stalled();
+        if (!room) return;
         if (!call.encoder.started) return send(KEEP_ALIVE);
         if (tick !== quiet) {
           tick = quiet;
@@ -185,6 +213,7 @@ function streamBody(
       keepAlive = setInterval(onTick, tick);
     },
     async pull() {
+      pulls++;
       // Events the client has already parsed (one network chunk's worth) go out as one write:
       // a write per token costs workerd a syscall and an HTTP chunk each.
       let out = "";
@@ -236,4 +265,17 @@ function streamBody(
       void iterator.return?.();
     },
   }, { highWaterMark: WRITE_AHEAD_BYTES, size: (chunk) => chunk.byteLength });
+}
+
+/** The error event of an answer stopped because its caller took nothing of it. */
+function callerStalled(keepAliveMs: number): RelayFailure {
+  const seconds = Math.round(STALLED_KEEP_ALIVES * keepAliveMs / 100) / 10;
+  return {
+    status: 408,
+    message: `The caller took nothing of this answer for ${seconds} s (${STALLED_KEEP_ALIVES} ` +
+      "keep-alive intervals) while 64 KiB of it waited; the relay stopped it and cancelled the " +
+      "upstream request. Read the stream as it arrives, or ask with `stream: false`.",
+    type: "relay_limit",
+    code: "caller_stalled",
+  };
 }

@@ -1,0 +1,139 @@
+/**
+ * The relay's streaming answer with a caller who reads slowly or not at all
+ * (src/relay/sse_response.ts): the upstream is held back, not buffered; keep-alives do not queue
+ * behind what the caller has not read; a caller who takes nothing for four keep-alive intervals
+ * has its answer stopped and the upstream cancelled, while one that reads slowly but steadily
+ * gets all of it, and the client's idle timer never blames the upstream for a slow caller.
+ */
+
+import { describe, expect, it } from "vitest";
+import { createRelay } from "../../src/relay/app.ts";
+import type { RelayOptions } from "../../src/relay/options.ts";
+import { chunk, delay, DONE, sse } from "../support/sse.ts";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const EVENT = sse(chunk({ content: "x".repeat(100) }));
+const PIECE = encoder.encode(EVENT.repeat(Math.floor(16_384 / EVENT.length)));
+
+interface Upstream {
+  fetch: typeof fetch;
+  /** Bytes of content the relay has pulled from the upstream body so far. */
+  pulled(): number;
+  /** Resolves when the relay aborts the upstream request. */
+  aborted: Promise<void>;
+}
+
+/** An upstream that answers `pieces` pieces of 16 KiB, each made only when the relay pulls. */
+function upstream(pieces: number): Upstream {
+  let pulled = 0;
+  let onAbort!: () => void;
+  const aborted = new Promise<void>((resolve) => (onAbort = resolve));
+  const fetch: typeof globalThis.fetch = (input, init) => {
+    const signal = new Request(input, init).signal;
+    signal.addEventListener("abort", onAbort, { once: true });
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      type: "bytes",
+      pull(controller) {
+        if (sent++ === 0) {
+          controller.enqueue(encoder.encode(sse(chunk({ role: "assistant", content: "" }))));
+        } else if (sent <= pieces + 1) {
+          pulled += PIECE.length;
+          controller.enqueue(PIECE.slice());
+        } else {
+          controller.enqueue(encoder.encode(sse(chunk({}, "stop")) + DONE));
+          controller.close();
+          controller.byobRequest?.respond(0);
+        }
+      },
+    });
+    return Promise.resolve(
+      new Response(body, { headers: { "content-type": "text/event-stream" } }),
+    );
+  };
+  return { fetch, pulled: () => pulled, aborted };
+}
+
+function relay(up: Upstream, options: RelayOptions): ReturnType<typeof createRelay> {
+  return createRelay({
+    upstreams: [{ baseURL: "https://up.test/v1", apiKey: "sk-up-0123456789abcdef" }],
+    fetch: up.fetch,
+    maxRetries: 0,
+    ...options,
+  });
+}
+
+const request = (): Request =>
+  new Request("http://relay.test/v1/chat/completions", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model: "m", stream: true, messages: [{ role: "user", content: "Hi" }] }),
+  });
+
+/** Reads until content flows; returns the reader and what it read. */
+async function untilContent(
+  response: Response,
+): Promise<{ reader: ReadableStreamDefaultReader<Uint8Array>; text: string }> {
+  const reader = response.body!.getReader();
+  let text = "";
+  while (!text.includes("xxxx")) text += decoder.decode((await reader.read()).value);
+  return { reader, text };
+}
+
+async function readAll(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
+  let text = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    text += decoder.decode(value, { stream: true });
+  }
+}
+
+describe("relay: a caller who stops reading", () => {
+  it("holds the upstream back, then stops the answer after four keep-alive intervals", async () => {
+    const up = upstream(4000); // 64 MiB, if anyone read it
+    const app = relay(up, { keepAliveMs: 20 });
+    const { reader } = await untilContent(await app.fetch(request()));
+    // The caller reads nothing more: after 4 × 20 ms with its write-ahead unread, the relay
+    // gives up on it and cancels the upstream (before: held for as long as it stayed connected).
+    const outcome = await Promise.race([
+      up.aborted.then(() => "upstream cancelled"),
+      delay(2_000).then(() => "upstream still held after 100 intervals"),
+    ]);
+    expect(outcome).toBe("upstream cancelled");
+    // Held back meanwhile: the 64 KiB write-ahead and about a piece, not the upstream's 64 MiB.
+    expect(up.pulled()).toBeLessThan(256 * 1024);
+    const rest = await readAll(reader);
+    // Comments did not pile up behind what it had not read (one per interval did, before).
+    expect(rest.split(": keep-alive").length - 1).toBeLessThanOrEqual(1);
+    expect(rest).toContain('"code":"caller_stalled"');
+    expect(rest).not.toContain(DONE);
+  });
+
+  it("gives a slow but steady reader the whole answer", async () => {
+    const up = upstream(64); // 1 MiB, read one write per keep-alive interval: 1 s or more
+    const app = relay(up, { keepAliveMs: 20 });
+    const { reader } = await untilContent(await app.fetch(request()));
+    let text = "";
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+      await delay(20); // the slow reader under test
+    }
+    expect(text).not.toContain('"error"');
+    expect(text.endsWith(DONE)).toBe(true);
+    expect(up.pulled()).toBe(64 * PIECE.length);
+  });
+
+  it("a caller busy for longer than idleMs is no stall of the upstream's", async () => {
+    const up = upstream(200);
+    const app = relay(up, { timeouts: { idleMs: 50 }, keepAliveMs: 10_000 });
+    const { reader } = await untilContent(await app.fetch(request()));
+    await delay(300); // the caller is busy elsewhere for 6 × idleMs
+    const rest = await readAll(reader);
+    expect(rest).not.toContain('"error"');
+    expect(rest.endsWith(DONE)).toBe(true);
+  });
+});
