@@ -37,6 +37,8 @@ export class Watchdog {
   #limit = 0;
   #since = 0;
   #paused = false;
+  /** Whether the deadline already passed once and pending I/O was given its turn. */
+  #due = false;
   // Created once per attempt, not per arm.
   #fire = (): void => this.#onTimer();
 
@@ -54,6 +56,7 @@ export class Watchdog {
       ? this.#timeouts.firstEventMs
       : this.#timeouts.idleMs;
     this.#since = Date.now();
+    this.#due = false;
     this.#schedule(this.#limit);
   }
 
@@ -89,7 +92,17 @@ export class Watchdog {
     this.#timer = undefined;
     const remaining = this.#limit - (Date.now() - this.#since);
     if (this.#paused) return this.#schedule(this.#limit);
-    if (remaining > 0) return this.#schedule(remaining);
+    if (remaining > 0) {
+      this.#due = false;
+      return this.#schedule(remaining);
+    }
+    // Due, but a consumer that blocked the event loop (long synchronous work on an event) makes
+    // this timer fire late, before the data that arrived meanwhile has been read (timers run
+    // before I/O): one more turn lets it count as progress before the stream is called silent.
+    if (!this.#due) {
+      this.#due = true;
+      return this.#schedule(0);
+    }
     this.#target.cancel(new TimeoutError(this.#phase, this.#limit));
   }
 }

@@ -103,3 +103,28 @@ describe("stopping the iteration against a real loopback server", () => {
     });
   });
 });
+
+describe("a slow consumer against a real loopback server", () => {
+  test("a consumer that blocks the event loop for longer than idleMs is no silent server", async () => {
+    await withLoopbackUpstream(async (server) => {
+      // An event every 10 ms: never silent for 100 ms.
+      const steps = [sse(chunk({ role: "assistant", content: "" }))];
+      for (let i = 0; i < 40; i++) steps.push(sse(chunk({ content: "t" })), { delayMs: 10 });
+      server.reply(sseReply([...steps, sse(chunk({}, "stop")), DONE]));
+      const stream = streamChat(
+        options(server.baseURL, { maxRetries: 0, timeouts: { idleMs: 100 } }),
+      );
+      let texts = 0;
+      for await (const event of stream) {
+        if (event.type !== "text" || ++texts !== 5) continue;
+        // 300 ms of synchronous work on one token (a blocking write, a full re-render): the
+        // idle timer fires late, before the events that came meanwhile were read. It called
+        // the stream silent (PartialStreamError, 5 of 40 tokens kept).
+        const until = Date.now() + 300;
+        while (Date.now() < until);
+      }
+      expect(texts).toBe(40);
+      expect((await stream.result).content).toBe("t".repeat(40));
+    });
+  });
+});
