@@ -161,6 +161,10 @@ async function stream(
       view.event(event);
       if (args.json) transcript.event(event);
       if (event.type === "finish") result = event.result;
+      // Piped into a reader slower than the model (`| less`): waiting for it holds the client,
+      // and through it the upstream, back, instead of buffering the answer in memory.
+      if (io.stdout.writableNeedDrain === true) await room(io.stdout, io.signal);
+      if (io.stderr.writableNeedDrain === true) await room(io.stderr, io.signal);
     }
     result ??= await chat.result;
     view.finished(result);
@@ -193,4 +197,20 @@ function isLoopback(baseURL: string | undefined): boolean {
   if (baseURL === undefined) return false;
   const host = new URL(baseURL).hostname;
   return host === "localhost" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** Resolves once `out` has room again (at once if it has), or when `signal` aborts. */
+function room(out: Output, signal: AbortSignal): Promise<void> {
+  if (out.writableNeedDrain !== true || out.once === undefined || signal.aborted) {
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => {
+    const done = (): void => {
+      signal.removeEventListener("abort", done);
+      out.off?.("drain", done);
+      resolve();
+    };
+    out.once!("drain", done);
+    signal.addEventListener("abort", done, { once: true });
+  });
 }

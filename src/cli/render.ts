@@ -27,6 +27,10 @@ import {
 export interface Output {
   write(text: string): boolean;
   isTTY?: boolean;
+  /** `true` while what was written waits for a slow reader (a `Writable`'s flag). */
+  writableNeedDrain?: boolean;
+  once?(event: "drain", listener: () => void): unknown;
+  off?(event: "drain", listener: () => void): unknown;
 }
 
 /**

@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parseDemoRequest, planDemoReply } from "../../src/demo/reply.ts";
 import { createFaultHandler } from "../support/fault_handler.ts";
@@ -248,8 +250,10 @@ describe("stopstream chat: Ctrl-C", () => {
 
   test("a Ctrl-C while stdout cannot be flushed still exits 130: the hard deadline does not wait", async () => {
     // Cleanup that cannot finish: a 1 MiB answer to a stdout nobody reads (a pager that stopped
-    // scrolling). The answer is whole, so the CLI sits in its final flush; only the deadline
-    // the first Ctrl-C sets can end it. Without that deadline this test times out.
+    // scrolling), printed with --json as one object at the end (streamed text would hold the
+    // answer back instead: the CLI waits for its reader). The answer is whole, so the CLI sits
+    // in its final flush; only the deadline the first Ctrl-C sets can end it. Without that
+    // deadline this test times out.
     const text = "x".repeat(256 * 1024);
     const big = await startNodeServer(() =>
       Promise.resolve(
@@ -263,7 +267,7 @@ describe("stopstream chat: Ctrl-C", () => {
         ),
       )
     );
-    const run = spawnCli(["chat", "--base-url", `${big.url}/v1`, "--model", "m", "hi"]);
+    const run = spawnCli(["chat", "--json", "--base-url", `${big.url}/v1`, "--model", "m", "hi"]);
     try {
       run.child.stdout!.pause(); // read nothing: the pipe fills and the flush never ends
       const exited = new Promise<[number | null, string | null]>((resolve) =>
@@ -364,5 +368,57 @@ describe("stopstream chat: mistakes", () => {
     expect(stderr).toContain("retrying in");
     expect(stdout + stderr).not.toMatch(ESCAPE);
     expect(faults.stats(id).requests).toBe(2);
+  });
+});
+
+describe("stopstream chat: stdout piped into a reader that stops reading", () => {
+  test("holds the upstream back instead of buffering the answer, and Ctrl-C still stops it", async () => {
+    // An upstream writing content as fast as its socket takes it, up to 1 GiB. "Held" once its
+    // socket has taken nothing for half a second; "read on" once it wrote 64 MiB.
+    let written = 0;
+    let settle!: (outcome: string) => void;
+    const outcome = new Promise<string>((resolve) => (settle = resolve));
+    const piece = chunkEvent({ content: "x".repeat(100) }).repeat(128);
+    const upstream = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      const pump = (): void => {
+        while (!res.destroyed && written < 2 ** 30) {
+          written += piece.length;
+          if (written >= 64 * 2 ** 20) settle("read on: 64 MiB written");
+          if (!res.write(piece)) {
+            const held = setTimeout(() => settle("held"), 500);
+            return void res.once("drain", () => {
+              clearTimeout(held);
+              pump();
+            });
+          }
+        }
+      };
+      pump();
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+    const { port } = upstream.address() as AddressInfo;
+    try {
+      const run = spawnCli([
+        ...["chat", "--base-url", `http://127.0.0.1:${port}/v1`, "--model", "m"],
+        ...["--max-retries", "0", "hi"],
+      ]);
+      await run.waitFor("stdout", (text) => text.length > 0);
+      run.child.stdout!.pause(); // `| less`, and the user stops scrolling
+      // Waiting for its stdout holds the client, and so the upstream, back. It read on
+      // regardless, holding the answer in memory (128 MiB within a second or two).
+      expect(await outcome).toBe("held");
+      expect(written).toBeLessThan(32 * 2 ** 20);
+      const sentAt = performance.now();
+      run.child.kill("SIGINT");
+      run.child.stdout!.resume();
+      const { code, at } = await run.exited;
+      expect(code).toBe(130);
+      expect(at - sentAt).toBeLessThan(1_000);
+    } finally {
+      upstream.closeAllConnections();
+      await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    }
   });
 });
