@@ -3,7 +3,7 @@ import { InterruptedError } from "../../src/error_classes.ts";
 import { streamChat } from "../../src/stream_chat.ts";
 import type { StreamChatOptions } from "../../src/chat_options.ts";
 import { noAnswer, sseReply, withLoopbackUpstream } from "../support/msw.ts";
-import { chunk, collect, DONE, openAIText, settlesNow, sse } from "../support/sse.ts";
+import { chunk, collect, DONE, openAIText, settlesNow, sse, type Step } from "../support/sse.ts";
 
 // Real sockets on 127.0.0.1, no MSW: these tests check what only a server can see, that the
 // client closed its connection.
@@ -108,7 +108,7 @@ describe("a slow consumer against a real loopback server", () => {
   test("a consumer that blocks the event loop for longer than idleMs is no silent server", async () => {
     await withLoopbackUpstream(async (server) => {
       // An event every 10 ms: never silent for 100 ms.
-      const steps = [sse(chunk({ role: "assistant", content: "" }))];
+      const steps: Step[] = [sse(chunk({ role: "assistant", content: "" }))];
       for (let i = 0; i < 40; i++) steps.push(sse(chunk({ content: "t" })), { delayMs: 10 });
       server.reply(sseReply([...steps, sse(chunk({}, "stop")), DONE]));
       const stream = streamChat(

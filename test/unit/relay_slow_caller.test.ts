@@ -33,9 +33,9 @@ function upstream(pieces: number): Upstream {
     const signal = new Request(input, init).signal;
     signal.addEventListener("abort", onAbort, { once: true });
     let sent = 0;
-    const body = new ReadableStream<Uint8Array>({
+    const body = new ReadableStream({
       type: "bytes",
-      pull(controller) {
+      pull(controller: ReadableByteStreamController) {
         if (sent++ === 0) {
           controller.enqueue(encoder.encode(sse(chunk({ role: "assistant", content: "" }))));
         } else if (sent <= pieces + 1) {
