@@ -181,6 +181,25 @@ describe("backpressure", () => {
     expect(served.calls()).toBe(1);
   });
 
+  test("iterating a little, then awaiting result alone: result waits for the iteration (documented)", async () => {
+    // docs/options.md: once you iterate, the call goes at the pace you take events, `result`
+    // included; this pins that down (it is not a leak: the reads stop, nothing buffers).
+    const steps: Step[] = [sse(chunk({ role: "assistant", content: "" }))];
+    for (let i = 0; i < 500; i++) steps.push(sse(chunk({ content: "z" })));
+    steps.push(sse(chunk({}, "stop")), DONE);
+    const body = scriptedBody(steps);
+    const stream = streamChat(options({ fetch: serving(body).fetch }));
+    const iterator = stream[Symbol.asyncIterator]();
+    expect((await iterator.next()).value).toMatchObject({ type: "open" });
+    const settled = stream.result.then(() => "resolved", () => "rejected");
+    // Given time to run on, it does not (an in-memory source is read in well under this).
+    expect(await Promise.race([settled, delay(30).then(() => "waiting")])).toBe("waiting");
+    expect(body.sent).toBeLessThan(steps.length);
+    while (!(await iterator.next()).done); // the iteration goes on: result follows
+    expect(await settled).toBe("resolved");
+    expect((await stream.result).content).toBe("z".repeat(500));
+  });
+
   test("result-only callers are not throttled: no events are queued for them", async () => {
     const steps: Step[] = [];
     for (let i = 0; i < 500; i++) steps.push(sse(chunk({ content: "y" })));
