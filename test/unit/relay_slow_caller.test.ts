@@ -7,88 +7,10 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { createRelay } from "../../src/relay/app.ts";
-import type { RelayOptions } from "../../src/relay/options.ts";
-import { chunk, delay, DONE, sse } from "../support/sse.ts";
+import { PIECE, readAll, relay, request, untilContent, upstream } from "../support/slow_caller.ts";
+import { delay, DONE } from "../support/sse.ts";
 
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-const EVENT = sse(chunk({ content: "x".repeat(100) }));
-const PIECE = encoder.encode(EVENT.repeat(Math.floor(16_384 / EVENT.length)));
-
-interface Upstream {
-  fetch: typeof fetch;
-  /** Bytes of content the relay has pulled from the upstream body so far. */
-  pulled(): number;
-  /** Resolves when the relay aborts the upstream request. */
-  aborted: Promise<void>;
-}
-
-/** An upstream that answers `pieces` pieces of 16 KiB, each made only when the relay pulls. */
-function upstream(pieces: number): Upstream {
-  let pulled = 0;
-  let onAbort!: () => void;
-  const aborted = new Promise<void>((resolve) => (onAbort = resolve));
-  const fetch: typeof globalThis.fetch = (input, init) => {
-    const signal = new Request(input, init).signal;
-    signal.addEventListener("abort", onAbort, { once: true });
-    let sent = 0;
-    const body = new ReadableStream({
-      type: "bytes",
-      pull(controller: ReadableByteStreamController) {
-        if (sent++ === 0) {
-          controller.enqueue(encoder.encode(sse(chunk({ role: "assistant", content: "" }))));
-        } else if (sent <= pieces + 1) {
-          pulled += PIECE.length;
-          controller.enqueue(PIECE.slice());
-        } else {
-          controller.enqueue(encoder.encode(sse(chunk({}, "stop")) + DONE));
-          controller.close();
-          controller.byobRequest?.respond(0);
-        }
-      },
-    });
-    return Promise.resolve(
-      new Response(body, { headers: { "content-type": "text/event-stream" } }),
-    );
-  };
-  return { fetch, pulled: () => pulled, aborted };
-}
-
-function relay(up: Upstream, options: RelayOptions): ReturnType<typeof createRelay> {
-  return createRelay({
-    upstreams: [{ baseURL: "https://up.test/v1", apiKey: "sk-up-0123456789abcdef" }],
-    fetch: up.fetch,
-    maxRetries: 0,
-    ...options,
-  });
-}
-
-const request = (): Request =>
-  new Request("http://relay.test/v1/chat/completions", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ model: "m", stream: true, messages: [{ role: "user", content: "Hi" }] }),
-  });
-
-/** Reads until content flows; returns the reader and what it read. */
-async function untilContent(
-  response: Response,
-): Promise<{ reader: ReadableStreamDefaultReader<Uint8Array>; text: string }> {
-  const reader = response.body!.getReader();
-  let text = "";
-  while (!text.includes("xxxx")) text += decoder.decode((await reader.read()).value);
-  return { reader, text };
-}
-
-async function readAll(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
-  let text = "";
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return text + decoder.decode();
-    text += decoder.decode(value, { stream: true });
-  }
-}
 
 describe("relay: a caller who stops reading", () => {
   it("holds the upstream back, then stops the answer after four keep-alive intervals", async () => {
