@@ -6,9 +6,10 @@
  * @module
  */
 
+import { expect } from "vitest";
 import { createRelay } from "../../src/relay/app.ts";
 import type { RelayOptions } from "../../src/relay/options.ts";
-import { chunk, DONE, sse } from "./sse.ts";
+import { chunk, delay, DONE, sse } from "./sse.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -91,4 +92,34 @@ export async function readAll(reader: ReadableStreamDefaultReader<Uint8Array>): 
     if (done) return text + decoder.decode();
     text += decoder.decode(value, { stream: true });
   }
+}
+
+/**
+ * The stalled-caller check both runtimes run: a caller who reads nothing after the first
+ * content has the upstream held back, then cancelled after four keep-alive intervals, and finds
+ * a `caller_stalled` error event (no `[DONE]`, no keep-alives queued) when it reads again.
+ *
+ * @example
+ * ```ts
+ * it("stops a stalled caller's answer", () => expectStalledCallerStopped());
+ * ```
+ */
+export async function expectStalledCallerStopped(): Promise<void> {
+  const up = upstream(4000); // 64 MiB, if anyone read it
+  const app = relay(up, { keepAliveMs: 20 });
+  const { reader } = await untilContent(await app.fetch(request()));
+  // The caller reads nothing more: after 4 × 20 ms with its write-ahead unread, the relay
+  // gives up on it and cancels the upstream (before: held for as long as it stayed connected).
+  const outcome = await Promise.race([
+    up.aborted.then(() => "upstream cancelled"),
+    delay(2_000).then(() => "upstream still held after 100 intervals"),
+  ]);
+  expect(outcome).toBe("upstream cancelled");
+  // Held back meanwhile: the 64 KiB write-ahead and about a piece, not the upstream's 64 MiB.
+  expect(up.pulled()).toBeLessThan(256 * 1024);
+  const rest = await readAll(reader);
+  // Comments did not pile up behind what it had not read (one per interval did, before).
+  expect(rest.split(": keep-alive").length - 1).toBeLessThanOrEqual(1);
+  expect(rest).toContain('"code":"caller_stalled"');
+  expect(rest).not.toContain(DONE);
 }

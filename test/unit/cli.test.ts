@@ -1,8 +1,7 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parseDemoRequest, planDemoReply } from "../../src/demo/reply.ts";
 import { createFaultHandler } from "../support/fault_handler.ts";
+import { startFirehose } from "../support/firehose.ts";
 import { type NodeServer, startNodeServer } from "../support/node_server.ts";
 import { ensureBuilt, spawnCli, startChunkCounter } from "./cli_helpers.ts";
 
@@ -373,43 +372,19 @@ describe("stopstream chat: mistakes", () => {
 
 describe("stopstream chat: stdout piped into a reader that stops reading", () => {
   test("holds the upstream back instead of buffering the answer, and Ctrl-C still stops it", async () => {
-    // An upstream writing content as fast as its socket takes it, up to 1 GiB. "Held" once its
-    // socket has taken nothing for half a second; "read on" once it wrote 64 MiB.
-    let written = 0;
-    let settle!: (outcome: string) => void;
-    const outcome = new Promise<string>((resolve) => (settle = resolve));
-    const piece = chunkEvent({ content: "x".repeat(100) }).repeat(128);
-    const upstream = createServer((req, res) => {
-      req.resume();
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      const pump = (): void => {
-        while (!res.destroyed && written < 2 ** 30) {
-          written += piece.length;
-          if (written >= 64 * 2 ** 20) settle("read on: 64 MiB written");
-          if (!res.write(piece)) {
-            const held = setTimeout(() => settle("held"), 500);
-            return void res.once("drain", () => {
-              clearTimeout(held);
-              pump();
-            });
-          }
-        }
-      };
-      pump();
-    });
-    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
-    const { port } = upstream.address() as AddressInfo;
+    // An upstream writing content as fast as its socket takes it (test/support/firehose.ts).
+    const upstream = await startFirehose(chunkEvent({ content: "x".repeat(100) }));
     try {
       const run = spawnCli([
-        ...["chat", "--base-url", `http://127.0.0.1:${port}/v1`, "--model", "m"],
+        ...["chat", "--base-url", upstream.baseURL, "--model", "m"],
         ...["--max-retries", "0", "hi"],
       ]);
       await run.waitFor("stdout", (text) => text.length > 0);
       run.child.stdout!.pause(); // `| less`, and the user stops scrolling
       // Waiting for its stdout holds the client, and so the upstream, back. It read on
       // regardless, holding the answer in memory (128 MiB within a second or two).
-      expect(await outcome).toBe("held");
-      expect(written).toBeLessThan(32 * 2 ** 20);
+      expect(await upstream.outcome).toBe("held");
+      expect(upstream.written()).toBeLessThan(32 * 2 ** 20);
       const sentAt = performance.now();
       run.child.kill("SIGINT");
       run.child.stdout!.resume();
@@ -417,8 +392,7 @@ describe("stopstream chat: stdout piped into a reader that stops reading", () =>
       expect(code).toBe(130);
       expect(at - sentAt).toBeLessThan(1_000);
     } finally {
-      upstream.closeAllConnections();
-      await new Promise<void>((resolve) => upstream.close(() => resolve()));
+      await upstream.close();
     }
   });
 });

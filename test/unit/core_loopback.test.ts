@@ -1,9 +1,8 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { describe, expect, test } from "vitest";
 import { InterruptedError } from "../../src/error_classes.ts";
 import { streamChat } from "../../src/stream_chat.ts";
 import type { StreamChatOptions } from "../../src/chat_options.ts";
+import { startFirehose } from "../support/firehose.ts";
 import { noAnswer, sseReply, withLoopbackUpstream } from "../support/msw.ts";
 import { chunk, collect, DONE, openAIText, settlesNow, sse, type Step } from "../support/sse.ts";
 
@@ -108,43 +107,18 @@ describe("stopping the iteration against a real loopback server", () => {
 
 describe("a slow consumer against a real loopback server", () => {
   test("a consumer that stops taking events stops the socket reads: the server is held back", async () => {
-    // A server writing content as fast as its socket takes it, up to 1 GiB: "held" once its
-    // socket has taken nothing for half a second, "read on" once it wrote 64 MiB.
-    let written = 0;
-    let settle!: (outcome: string) => void;
-    const outcome = new Promise<string>((resolve) => (settle = resolve));
-    const piece = sse(chunk({ content: "x".repeat(100) })).repeat(128);
-    const server = createServer((req, res) => {
-      req.resume();
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      const pump = (): void => {
-        while (!res.destroyed && written < 2 ** 30) {
-          written += piece.length;
-          if (written >= 64 * 2 ** 20) settle("read on: 64 MiB written");
-          if (!res.write(piece)) {
-            const held = setTimeout(() => settle("held"), 500);
-            return void res.once("drain", () => {
-              clearTimeout(held);
-              pump();
-            });
-          }
-        }
-      };
-      pump();
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    // A server writing content as fast as its socket takes it (test/support/firehose.ts).
+    const server = await startFirehose(sse(chunk({ content: "x".repeat(100) })));
     try {
-      const { port } = server.address() as AddressInfo;
-      const stream = streamChat(options(`http://127.0.0.1:${port}/v1`, { maxRetries: 0 }));
+      const stream = streamChat(options(server.baseURL, { maxRetries: 0 }));
       const iterator = stream[Symbol.asyncIterator]();
       expect((await iterator.next()).value).toMatchObject({ type: "open" });
       expect((await iterator.next()).value).toMatchObject({ type: "text" });
-      expect(await outcome).toBe("held"); // the consumer takes nothing more
-      expect(written).toBeLessThan(32 * 2 ** 20); // socket buffers and one network chunk
+      expect(await server.outcome).toBe("held"); // the consumer takes nothing more
+      expect(server.written()).toBeLessThan(32 * 2 ** 20); // socket buffers and one network chunk
       await iterator.return!();
     } finally {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await server.close();
     }
   });
 

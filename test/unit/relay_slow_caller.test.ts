@@ -7,30 +7,22 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { PIECE, readAll, relay, request, untilContent, upstream } from "../support/slow_caller.ts";
+import {
+  expectStalledCallerStopped,
+  PIECE,
+  readAll,
+  relay,
+  request,
+  untilContent,
+  upstream,
+} from "../support/slow_caller.ts";
 import { delay, DONE } from "../support/sse.ts";
 
 const decoder = new TextDecoder();
 
 describe("relay: a caller who stops reading", () => {
   it("holds the upstream back, then stops the answer after four keep-alive intervals", async () => {
-    const up = upstream(4000); // 64 MiB, if anyone read it
-    const app = relay(up, { keepAliveMs: 20 });
-    const { reader } = await untilContent(await app.fetch(request()));
-    // The caller reads nothing more: after 4 × 20 ms with its write-ahead unread, the relay
-    // gives up on it and cancels the upstream (before: held for as long as it stayed connected).
-    const outcome = await Promise.race([
-      up.aborted.then(() => "upstream cancelled"),
-      delay(2_000).then(() => "upstream still held after 100 intervals"),
-    ]);
-    expect(outcome).toBe("upstream cancelled");
-    // Held back meanwhile: the 64 KiB write-ahead and about a piece, not the upstream's 64 MiB.
-    expect(up.pulled()).toBeLessThan(256 * 1024);
-    const rest = await readAll(reader);
-    // Comments did not pile up behind what it had not read (one per interval did, before).
-    expect(rest.split(": keep-alive").length - 1).toBeLessThanOrEqual(1);
-    expect(rest).toContain('"code":"caller_stalled"');
-    expect(rest).not.toContain(DONE);
+    await expectStalledCallerStopped();
   });
 
   it("gives a slow but steady reader the whole answer", async () => {
