@@ -37,8 +37,8 @@ export class Watchdog {
   #limit = 0;
   #since = 0;
   #paused = false;
-  /** Whether the deadline already passed once and pending I/O was given its turn. */
-  #due = false;
+  /** The `#since` of the last grace turn given (see `#onTimer`); -1: none this phase. */
+  #gracedSince = -1;
   // Created once per attempt, not per arm.
   #fire = (): void => this.#onTimer();
 
@@ -56,7 +56,7 @@ export class Watchdog {
       ? this.#timeouts.firstEventMs
       : this.#timeouts.idleMs;
     this.#since = Date.now();
-    this.#due = false;
+    this.#gracedSince = -1;
     this.#schedule(this.#limit);
   }
 
@@ -92,15 +92,14 @@ export class Watchdog {
     this.#timer = undefined;
     const remaining = this.#limit - (Date.now() - this.#since);
     if (this.#paused) return this.#schedule(this.#limit);
-    if (remaining > 0) {
-      this.#due = false;
-      return this.#schedule(remaining);
-    }
+    if (remaining > 0) return this.#schedule(remaining);
     // Due, but a consumer that blocked the event loop (long synchronous work on an event) makes
     // this timer fire late, before the data that arrived meanwhile has been read (timers run
     // before I/O): one more turn lets it count as progress before the stream is called silent.
-    if (!this.#due) {
-      this.#due = true;
+    // Again after any progress since the last such turn (the consumer may block on every
+    // event); a silent server makes none, so it gets exactly one.
+    if (this.#gracedSince !== this.#since) {
+      this.#gracedSince = this.#since;
       return this.#schedule(0);
     }
     this.#target.cancel(new TimeoutError(this.#phase, this.#limit));

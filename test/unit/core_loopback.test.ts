@@ -144,4 +144,25 @@ describe("a slow consumer against a real loopback server", () => {
       expect((await stream.result).content).toBe("t".repeat(40));
     });
   });
+
+  test("nor one that blocks it on every token", async () => {
+    await withLoopbackUpstream(async (server) => {
+      const steps: Step[] = [sse(chunk({ role: "assistant", content: "" }))];
+      for (let i = 0; i < 6; i++) steps.push(sse(chunk({ content: "t" })), { delayMs: 10 });
+      server.reply(sseReply([...steps, sse(chunk({}, "stop")), DONE]));
+      const stream = streamChat(
+        options(server.baseURL, { maxRetries: 0, timeouts: { idleMs: 100 } }),
+      );
+      let texts = 0;
+      for await (const event of stream) {
+        if (event.type !== "text") continue;
+        texts++;
+        // Blocked again in the turn the late timer gave: that turn must not be the last
+        // (review: a second block right after the first was called silent).
+        const until = Date.now() + 300;
+        while (Date.now() < until);
+      }
+      expect(texts).toBe(6);
+    });
+  });
 });
