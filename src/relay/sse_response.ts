@@ -55,11 +55,12 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
  * How much of the answer may wait, written, for the caller's socket. With nothing (a high-water
  * mark of 0) every upstream read waited for the previous write to go out, and a 100k-delta
  * stream took twice the control Worker's time; with this, reading and writing overlap. Still
- * bounded: a slow caller holds the upstream back.
+ * bounded: a slow caller holds the upstream back (the relay pulls again only below this mark,
+ * and one pull writes at most one upstream piece, so at most twice this waits).
  */
 const WRITE_AHEAD_BYTES = 64 * 1024;
 /**
- * Keep-alive intervals a caller may leave the whole write-ahead unread, taking nothing, before
+ * Keep-alive intervals a caller may take nothing while the whole write-ahead waits for it, before
  * the relay stops its answer (60 s by default), as a resumable stream's reader is ended. Such a
  * caller (connected but never reading, or gone while its buffers were full) is never written to
  * again, so workerd would not learn it left; the upstream call and what it holds would live as
@@ -149,9 +150,14 @@ function streamBody(
   firstPending?.catch(noop);
   let pending = firstPending;
   let lastWrite = 0;
-  /** Pulls so far, and when the caller last took anything (a pull, or room in the queue). */
+  /**
+   * Pulls so far, and when the caller last took anything: a pull, room in the queue, or any
+   * change of the queue's size between ticks (only pulls and writes with room add to it, so any
+   * other change is a read; one pull may leave a whole upstream piece above the mark).
+   */
   let pulls = 0;
   let seenPulls = 0;
+  let seenSize = 0;
   let taken = Date.now();
   let closed = false;
   let keepAlive: ReturnType<typeof setInterval> | undefined;
@@ -196,9 +202,11 @@ function streamBody(
         if (closed) return;
         // A full queue means the caller has not taken what it was given: a comment would only
         // queue behind it (and never reach a socket to find out whether the caller is there).
-        const room = (controller.desiredSize ?? 0) > 0;
-        if (room || pulls !== seenPulls) {
+        const size = controller.desiredSize ?? 0;
+        const room = size > 0;
+        if (room || pulls !== seenPulls || size !== seenSize) {
           seenPulls = pulls;
+          seenSize = size;
           taken = Date.now();
         } else if (Date.now() - taken >= STALLED_KEEP_ALIVES * keepAliveMs) return stalled();
         if (!room) return;
@@ -273,8 +281,8 @@ function callerStalled(keepAliveMs: number): RelayFailure {
   return {
     status: 408,
     message: `The caller took nothing of this answer for ${seconds} s (${STALLED_KEEP_ALIVES} ` +
-      "keep-alive intervals) while 64 KiB of it waited; the relay stopped it and cancelled the " +
-      "upstream request. Read the stream as it arrives, or ask with `stream: false`.",
+      "keep-alive intervals) while 64 KiB or more of it waited; the relay stopped it and " +
+      "cancelled the upstream request. Read the stream as it arrives, or ask with `stream: false`.",
     type: "relay_limit",
     code: "caller_stalled",
   };

@@ -118,6 +118,8 @@ export async function expectStalledCallerStopped(): Promise<void> {
   // Held back meanwhile: the 64 KiB write-ahead and about a piece, not the upstream's 64 MiB.
   expect(up.pulled()).toBeLessThan(256 * 1024);
   const rest = await readAll(reader);
+  // What waited for it: the 64 KiB mark plus at most one upstream read, and the error event.
+  expect(rest.length).toBeLessThan(128 * 1024 + 1024);
   // Comments did not pile up behind what it had not read (one per interval did, before).
   expect(rest.split(": keep-alive").length - 1).toBeLessThanOrEqual(1);
   expect(rest).toContain('"code":"caller_stalled"');

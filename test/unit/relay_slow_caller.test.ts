@@ -16,9 +16,12 @@ import {
   untilContent,
   upstream,
 } from "../support/slow_caller.ts";
-import { delay, DONE } from "../support/sse.ts";
+import { chunk, delay, DONE, sse } from "../support/sse.ts";
 
 const decoder = new TextDecoder();
+const EVENT = sse(chunk({ content: "x".repeat(100) }));
+const ROLE = sse(chunk({ role: "assistant", content: "" }));
+const FINISH = sse(chunk({}, "stop")) + DONE;
 
 describe("relay: a caller who stops reading", () => {
   it("holds the upstream back, then stops the answer after four keep-alive intervals", async () => {
@@ -39,6 +42,46 @@ describe("relay: a caller who stops reading", () => {
     expect(text).not.toContain('"error"');
     expect(text.endsWith(DONE)).toBe(true);
     expect(up.pulled()).toBe(64 * PIECE.length);
+  });
+
+  it("gives a steady reader of small writes the whole answer, though a big piece keeps the queue full", async () => {
+    // Single events, with a 64 KiB piece every 100: after one, the queue stays above the mark
+    // for the many small reads it takes to get below it, with no pull. Those reads count (they
+    // did not: `caller_stalled` after 199 reads, review).
+    const one = new TextEncoder().encode(EVENT);
+    const big = new Uint8Array(PIECE.length * 4);
+    for (let i = 0; i < 4; i++) big.set(PIECE, i * PIECE.length);
+    let sent = 0;
+    const fetch: typeof globalThis.fetch = () => {
+      const body = new ReadableStream({
+        type: "bytes",
+        pull(controller: ReadableByteStreamController) {
+          if (sent++ === 0) controller.enqueue(new TextEncoder().encode(ROLE));
+          else if (sent < 300) controller.enqueue(sent % 100 === 0 ? big.slice() : one.slice());
+          else {
+            controller.enqueue(new TextEncoder().encode(FINISH));
+            controller.close();
+            controller.byobRequest?.respond(0);
+          }
+        },
+      });
+      return Promise.resolve(
+        new Response(body, { headers: { "content-type": "text/event-stream" } }),
+      );
+    };
+    const app = relay({ fetch, pulled: () => 0, aborted: new Promise(() => {}) }, {
+      keepAliveMs: 20,
+    });
+    const { reader } = await untilContent(await app.fetch(request()));
+    let text = "";
+    for (;;) {
+      await delay(5); // the slow reader under test: four writes per keep-alive interval
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    expect(text).not.toContain("caller_stalled");
+    expect(text.endsWith(DONE)).toBe(true);
   });
 
   it("a caller busy for longer than idleMs is no stall of the upstream's", async () => {
