@@ -122,47 +122,40 @@ describe("a slow consumer against a real loopback server", () => {
     }
   });
 
-  test("a consumer that blocks the event loop for longer than idleMs is no silent server", async () => {
+  /**
+   * A stream of `tokens` text events, one every 10 ms (never silent for 100 ms, its `idleMs`),
+   * read by a consumer that spends 300 ms of synchronous work (a blocking write, a full
+   * re-render) on each token for which `blocksOn` says so. Resolves with the text it got.
+   */
+  async function readBlocking(tokens: number, blocksOn: (n: number) => boolean): Promise<string> {
+    let content = "";
     await withLoopbackUpstream(async (server) => {
-      // An event every 10 ms: never silent for 100 ms.
       const steps: Step[] = [sse(chunk({ role: "assistant", content: "" }))];
-      for (let i = 0; i < 40; i++) steps.push(sse(chunk({ content: "t" })), { delayMs: 10 });
+      for (let i = 0; i < tokens; i++) steps.push(sse(chunk({ content: "t" })), { delayMs: 10 });
       server.reply(sseReply([...steps, sse(chunk({}, "stop")), DONE]));
       const stream = streamChat(
         options(server.baseURL, { maxRetries: 0, timeouts: { idleMs: 100 } }),
       );
-      let texts = 0;
+      let n = 0;
       for await (const event of stream) {
-        if (event.type !== "text" || ++texts !== 5) continue;
-        // 300 ms of synchronous work on one token (a blocking write, a full re-render): the
-        // idle timer fires late, before the events that came meanwhile were read. It called
-        // the stream silent (PartialStreamError, 5 of 40 tokens kept).
+        if (event.type !== "text" || !blocksOn(++n)) continue;
         const until = Date.now() + 300;
         while (Date.now() < until);
       }
-      expect(texts).toBe(40);
-      expect((await stream.result).content).toBe("t".repeat(40));
+      content = (await stream.result).content;
     });
+    return content;
+  }
+
+  test("a consumer that blocks the event loop for longer than idleMs is no silent server", async () => {
+    // The idle timer fires late, before the events that came meanwhile were read. It called
+    // the stream silent (PartialStreamError, 5 of 40 tokens kept).
+    expect(await readBlocking(40, (n) => n === 5)).toBe("t".repeat(40));
   });
 
   test("nor one that blocks it on every token", async () => {
-    await withLoopbackUpstream(async (server) => {
-      const steps: Step[] = [sse(chunk({ role: "assistant", content: "" }))];
-      for (let i = 0; i < 6; i++) steps.push(sse(chunk({ content: "t" })), { delayMs: 10 });
-      server.reply(sseReply([...steps, sse(chunk({}, "stop")), DONE]));
-      const stream = streamChat(
-        options(server.baseURL, { maxRetries: 0, timeouts: { idleMs: 100 } }),
-      );
-      let texts = 0;
-      for await (const event of stream) {
-        if (event.type !== "text") continue;
-        texts++;
-        // Blocked again in the turn the late timer gave: that turn must not be the last
-        // (review: a second block right after the first was called silent).
-        const until = Date.now() + 300;
-        while (Date.now() < until);
-      }
-      expect(texts).toBe(6);
-    });
+    // Blocked again in the turn the late timer gave: that turn must not be the last (review:
+    // a second block right after the first was called silent).
+    expect(await readBlocking(6, () => true)).toBe("t".repeat(6));
   });
 });
