@@ -199,11 +199,9 @@ function isLoopback(baseURL: string | undefined): boolean {
   return host === "localhost" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-/** Resolves once `out` has room again (at once if it has), or when `signal` aborts. */
+/** Resolves once a full `out` drains, or when `signal` aborts. */
 function room(out: Output, signal: AbortSignal): Promise<void> {
-  if (out.writableNeedDrain !== true || out.once === undefined || signal.aborted) {
-    return Promise.resolve();
-  }
+  if (out.once === undefined || signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = (): void => {
       signal.removeEventListener("abort", done);

@@ -60,13 +60,18 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
  */
 const WRITE_AHEAD_BYTES = 64 * 1024;
 /**
- * Keep-alive intervals a caller may take nothing while the whole write-ahead waits for it, before
- * the relay stops its answer (60 s by default), as a resumable stream's reader is ended. Such a
- * caller (connected but never reading, or gone while its buffers were full) is never written to
- * again, so workerd would not learn it left; the upstream call and what it holds would live as
- * long as the connection.
+ * Keep-alive intervals a caller may take nothing of what waits for it before the relay gives up
+ * on it (60 s by default): its streaming answer is stopped, a resumable stream's reader ended.
+ * Such a caller (connected but never reading, or gone while its buffers were full) is never
+ * written to again, so workerd would not learn it left; the upstream call and what it holds
+ * would live as long as the connection.
+ *
+ * @example
+ * ```ts
+ * if (Date.now() - taken >= STALLED_KEEP_ALIVES * keepAliveMs) stop();
+ * ```
  */
-const STALLED_KEEP_ALIVES = 4;
+export const STALLED_KEEP_ALIVES = 4;
 const noop = (): void => {};
 const sameIndex = (target: number): number => target;
 
@@ -173,13 +178,16 @@ function streamBody(
     clearInterval(keepAlive);
     controller.close();
   };
+  /** Stops the upstream call: for the cooldown a caller's abort, never the upstream's failure. */
+  const stopCall = (reason: unknown): void => {
+    call.abort.abort(reason);
+    void iterator.return?.();
+  };
   const stalled = (): void => {
     // Queued behind what it has not read: a caller who comes back reads why the answer ends.
     send(`data: ${JSON.stringify(errorBody(callerStalled(call.keepAliveMs)))}\n\n`);
     close();
-    // As a disconnect: the upstream is cancelled, and it is no failure of the upstream's.
-    call.abort.abort(new Error("the caller took nothing of the answer"));
-    void iterator.return?.();
+    stopCall(new Error("the caller took nothing of the answer"));
   };
   return new ReadableStream<Uint8Array>({
     start(c) {
@@ -269,8 +277,7 @@ function streamBody(
       // The caller disconnected: stop the upstream at once; the stream ends as interrupted.
       closed = true;
       clearInterval(keepAlive);
-      call.abort.abort(reason ?? new Error("the caller closed the stream"));
-      void iterator.return?.();
+      stopCall(reason ?? new Error("the caller closed the stream"));
     },
   }, { highWaterMark: WRITE_AHEAD_BYTES, size: (chunk) => chunk.byteLength });
 }

@@ -15,13 +15,11 @@
  */
 
 import { errorResponse, type RelayFailure } from "../error_response.ts";
-import { KEEP_ALIVE } from "../sse_response.ts";
+import { KEEP_ALIVE, STALLED_KEEP_ALIVES } from "../sse_response.ts";
 import type { EventLog } from "./event_log.ts";
 
 const textEncoder = new TextEncoder();
 const KEEP_ALIVE_BYTES = textEncoder.encode(KEEP_ALIVE);
-/** Keep-alive intervals a reader may take nothing before it is ended (60 s by default). */
-const STALLED_KEEP_ALIVES = 4;
 
 /**
  * The answer to one reader more than a stream serves at once: a 429 in OpenAI's shape, with a
