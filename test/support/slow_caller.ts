@@ -13,7 +13,8 @@ import { chunk, delay, DONE, sse } from "./sse.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-const EVENT = sse(chunk({ content: "x".repeat(100) }));
+/** One content event (about 200 bytes). */
+export const EVENT = sse(chunk({ content: "x".repeat(100) }));
 /** One 16 KiB piece of content events. */
 export const PIECE = encoder.encode(EVENT.repeat(Math.floor(16_384 / EVENT.length)));
 
@@ -25,8 +26,14 @@ export interface Upstream {
   aborted: Promise<void>;
 }
 
-/** An upstream that answers `pieces` pieces of 16 KiB, each made only when the relay pulls. */
-export function upstream(pieces: number): Upstream {
+/**
+ * An upstream that answers `pieces` pieces (each {@linkcode PIECE}, or what `pieceOf` gives for
+ * the n-th, from 1), each made only when the relay pulls.
+ */
+export function upstream(
+  pieces: number,
+  pieceOf: (n: number) => Uint8Array = () => PIECE,
+): Upstream {
   let pulled = 0;
   let onAbort!: () => void;
   const aborted = new Promise<void>((resolve) => (onAbort = resolve));
@@ -40,8 +47,9 @@ export function upstream(pieces: number): Upstream {
         if (sent++ === 0) {
           controller.enqueue(encoder.encode(sse(chunk({ role: "assistant", content: "" }))));
         } else if (sent <= pieces + 1) {
-          pulled += PIECE.length;
-          controller.enqueue(PIECE.slice());
+          const piece = pieceOf(sent - 1);
+          pulled += piece.length;
+          controller.enqueue(piece.slice());
         } else {
           controller.enqueue(encoder.encode(sse(chunk({}, "stop")) + DONE));
           controller.close();

@@ -8,6 +8,7 @@
 
 import { describe, expect, it } from "vitest";
 import {
+  EVENT,
   expectStalledCallerStopped,
   PIECE,
   readAll,
@@ -16,12 +17,9 @@ import {
   untilContent,
   upstream,
 } from "../support/slow_caller.ts";
-import { chunk, delay, DONE, sse } from "../support/sse.ts";
+import { delay, DONE } from "../support/sse.ts";
 
 const decoder = new TextDecoder();
-const EVENT = sse(chunk({ content: "x".repeat(100) }));
-const ROLE = sse(chunk({ role: "assistant", content: "" }));
-const FINISH = sse(chunk({}, "stop")) + DONE;
 
 describe("relay: a caller who stops reading", () => {
   it("holds the upstream back, then stops the answer after four keep-alive intervals", async () => {
@@ -51,27 +49,8 @@ describe("relay: a caller who stops reading", () => {
     const one = new TextEncoder().encode(EVENT);
     const big = new Uint8Array(PIECE.length * 4);
     for (let i = 0; i < 4; i++) big.set(PIECE, i * PIECE.length);
-    let sent = 0;
-    const fetch: typeof globalThis.fetch = () => {
-      const body = new ReadableStream({
-        type: "bytes",
-        pull(controller: ReadableByteStreamController) {
-          if (sent++ === 0) controller.enqueue(new TextEncoder().encode(ROLE));
-          else if (sent < 300) controller.enqueue(sent % 100 === 0 ? big.slice() : one.slice());
-          else {
-            controller.enqueue(new TextEncoder().encode(FINISH));
-            controller.close();
-            controller.byobRequest?.respond(0);
-          }
-        },
-      });
-      return Promise.resolve(
-        new Response(body, { headers: { "content-type": "text/event-stream" } }),
-      );
-    };
-    const app = relay({ fetch, pulled: () => 0, aborted: new Promise(() => {}) }, {
-      keepAliveMs: 20,
-    });
+    const up = upstream(298, (n) => (n % 100 === 0 ? big : one));
+    const app = relay(up, { keepAliveMs: 20 });
     const { reader } = await untilContent(await app.fetch(request()));
     let text = "";
     for (;;) {
