@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ChatResult, Citation, StreamEvent, Usage } from "../chat_result.ts";
+import type { ChatResult, Citation, StreamEvent, ToolCall, Usage } from "../chat_result.ts";
 
 /**
  * The SSE event that ends a successful OpenAI stream.
@@ -52,7 +52,25 @@ export interface ForwardedEvents {
  * const iterator = chat[Symbol.asyncIterator]() as AsyncIterator<RelayEvent>;
  * ```
  */
-export type RelayEvent = StreamEvent | ForwardedEvents;
+export type RelayEvent = StreamEvent | ForwardedEvents | UpstreamFields;
+
+/**
+ * Fields of an upstream `openai-chat` event that the client's events do not carry but a caller
+ * must get as the provider sent them: the choice's `logprobs` and the delta's
+ * `reasoning_details` (OpenRouter's signed reasoning, sent back on the next turn). Queued by
+ * the fast path (forward.ts) just before the events decoded from the same upstream event, so
+ * the encoder puts them on the next chunk it writes (or on a chunk of their own).
+ *
+ * @example
+ * ```ts
+ * const fields: UpstreamFields = { type: "upstream-fields", logprobs: { content: [] }, details: undefined };
+ * ```
+ */
+export interface UpstreamFields {
+  type: "upstream-fields";
+  logprobs: unknown;
+  details: unknown;
+}
 
 /**
  * Encodes one relayed stream's events as `data: {chat.completion.chunk}` SSE events.
@@ -72,6 +90,13 @@ export class ChunkEncoder {
   readonly #created: number;
   /** `data: {"id":…,"model":…,"choices":`: the fields every chunk repeats, serialised once. */
   #head: string;
+  /** Upstream fields for the next chunk written (see {@linkcode UpstreamFields}). */
+  #fields: UpstreamFields | undefined = undefined;
+  /**
+   * The call's tool calls (set by the fast path): a call's `extra_content` (Gemini's
+   * `thought_signature`, which its next turn must send back) goes out with its first chunk.
+   */
+  toolCalls: ToolCall[] | undefined = undefined;
 
   constructor(id: string, model: string, includeUsage: boolean) {
     this.includeUsage = includeUsage;
@@ -96,36 +121,48 @@ export class ChunkEncoder {
     switch (event.type) {
       case "forwarded":
         event.sealed = true;
-        return event.text;
+        return this.#flushFields() + event.text;
+      case "upstream-fields": {
+        const pending = this.#flushFields();
+        if (event.logprobs !== undefined || event.details !== undefined) this.#fields = event;
+        return pending;
+      }
       case "text":
-        return this.started
+        return this.started && this.#fields === undefined
           ? this.#textDelta('"content":', event.text)
           : this.delta({ content: event.text });
       case "reasoning":
-        return this.started
+        return this.started && this.#fields === undefined
           ? this.#textDelta('"reasoning_content":', event.text)
           : this.delta({ reasoning_content: event.text });
-      case "tool-call":
+      case "tool-call": {
         // Every kind of call is a function call to OpenAI clients (their SDKs accept no other
         // kind); one without a name (apply_patch, shell…) is named after its kind.
-        return this.delta({
-          tool_calls: [{
-            index: event.index,
-            id: event.id || callId(event.index),
-            type: "function",
-            function: { name: event.name || (event.toolType ?? ""), arguments: "" },
-          }],
-        });
+        const call: Record<string, unknown> = {
+          index: event.index,
+          id: event.id || callId(event.index),
+          type: "function",
+          function: { name: event.name || (event.toolType ?? ""), arguments: "" },
+        };
+        const extra = this.toolCalls?.[event.index]?.extra;
+        if (extra !== undefined) call.extra_content = extra;
+        return this.delta({ tool_calls: [call] });
+      }
       case "tool-call-delta":
         return this.delta({
           tool_calls: [{ index: event.index, function: { arguments: event.argumentsDelta } }],
         });
       case "finish":
-        return this.finish(event.result);
+        return this.#flushFields() + this.finish(event.result);
       default:
         // open, retry, fallback: invisible by design; usage is sent after the finish chunk.
         return "";
     }
+  }
+
+  /** Upstream fields no chunk took yet, in a chunk of their own (`""` when there are none). */
+  #flushFields(): string {
+    return this.#fields === undefined ? "" : this.delta({});
   }
 
   /** The common text delta, written around the one string it carries (no object built). */
@@ -141,7 +178,11 @@ export class ChunkEncoder {
       this.started = true;
       delta = { role: "assistant", ...delta };
     }
-    return this.chunk([{ index: 0, delta, logprobs: null, finish_reason: null }]);
+    const fields = this.#fields;
+    this.#fields = undefined;
+    if (fields?.details != null) delta.reasoning_details = fields.details;
+    const logprobs = fields?.logprobs ?? null;
+    return this.chunk([{ index: 0, delta, logprobs, finish_reason: null }]);
   }
 
   private finish(result: ChatResult): string {
@@ -213,14 +254,22 @@ export function toChatCompletion(
     refusal: result.refusal ?? null,
   };
   if (result.reasoning !== "") message.reasoning_content = result.reasoning;
+  // OpenRouter's reasoning blocks, merged, as the provider's own message has them.
+  const details = (result.output as { reasoning_details?: unknown } | undefined)
+    ?.reasoning_details;
+  if (details !== undefined) message.reasoning_details = details;
   const annotations = toAnnotations(result.citations);
   if (annotations !== undefined) message.annotations = annotations;
   if (result.toolCalls.length > 0) {
-    message.tool_calls = result.toolCalls.map((call, index) => ({
-      id: call.id || callId(index),
-      type: "function",
-      function: { name: call.name || (call.type ?? ""), arguments: call.arguments },
-    }));
+    message.tool_calls = result.toolCalls.map((call, index) => {
+      const entry: Record<string, unknown> = {
+        id: call.id || callId(index),
+        type: "function",
+        function: { name: call.name || (call.type ?? ""), arguments: call.arguments },
+      };
+      if (call.extra !== undefined) entry.extra_content = call.extra;
+      return entry;
+    });
   }
   const completion: ChatCompletion = {
     id,

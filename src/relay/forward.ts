@@ -38,7 +38,7 @@ import {
 import { planCall } from "../stream_chat.ts";
 import type { StreamChatOptions } from "../chat_options.ts";
 import type { StreamEvent } from "../chat_result.ts";
-import type { ChunkEncoder, ForwardedEvents } from "./chunks.ts";
+import type { ChunkEncoder, ForwardedEvents, UpstreamFields } from "./chunks.ts";
 import type { PieceTap } from "./upstream_body.ts";
 
 /** A choice with a `delta` object: what every forwarded event must have. */
@@ -48,10 +48,16 @@ const HAS_DELTA = /"delta"\s*:\s*\{/;
  * `null`; reasoning named `reasoning` (callers get `reasoning_content`); tool calls (their
  * indexes are the relay's, see openai_chat.ts), the legacy `function_call` (the relay sends
  * it as a tool call); annotations and citations (sent together before
- * the finish); content that is not a string; no choices at all.
+ * the finish); content that is not a string (but `logprobs.content`, a list, is the
+ * caller's to have as sent); no choices at all.
  */
 const NEEDS_RELAY =
-  /"(?:error"|reasoning"|tool_calls"|function_call"|annotations"|citations"|search_results"|usage"\s*:\s*[^\sn]|finish_reason"\s*:\s*[^\sn]|content"\s*:\s*[[{]|choices"\s*:\s*(?:\[\s*\]|[^\s[]))/;
+  /"(?:error"|reasoning"|tool_calls"|function_call"|annotations"|citations"|search_results"|usage"\s*:\s*[^\sn]|finish_reason"\s*:\s*[^\sn]|choices"\s*:\s*(?:\[\s*\]|[^\s[]))|(?<!"logprobs"\s*:\s*\{[^{}]*)"content"\s*:\s*[[{]/;
+/**
+ * Fields of a decoded event the client's events do not carry (see `UpstreamFields`): the
+ * choice's `logprobs` (an object, not `null`) and the delta's `reasoning_details`.
+ */
+const UPSTREAM_FIELDS = /"(?:logprobs"\s*:\s*\{|reasoning_details")/;
 /**
  * A key written with a `\u` escape, which could spell one of the names above unseen. No JSON
  * encoder escapes the ASCII letters of a key; a hostile upstream might. Looked for only when the
@@ -117,6 +123,8 @@ class ForwardingDecoder implements StreamDecoder {
     this.#acc = acc;
     this.#encoder = encoder;
     this.#tap = tap;
+    // The attempt that delivers is the last: its calls are the ones the encoder writes.
+    encoder.toolCalls = acc.toolCalls;
   }
 
   onEvent(event: string | undefined, data: string): EventOutcome {
@@ -156,6 +164,8 @@ class ForwardingDecoder implements StreamDecoder {
     this.#whole = undefined;
     this.#batch = undefined;
     const before = acc.delivered;
+    // Queued before what the decoder makes of the event, so they go out on its chunk.
+    if (sink !== null && UPSTREAM_FIELDS.test(data)) sink.push(upstreamFields(data));
     const outcome = this.#inner.onEvent(event, data);
     if (!before && acc.delivered) {
       // The answer begins with this attempt: its chunks and the relay's must look alike.
@@ -172,6 +182,23 @@ class ForwardingDecoder implements StreamDecoder {
   endedCleanly(): boolean {
     return this.#inner.endedCleanly();
   }
+}
+
+/** The `logprobs` and `reasoning_details` of an event's choice 0 (nothing, if not JSON). */
+function upstreamFields(data: string): StreamEvent {
+  let choice: { logprobs?: unknown; delta?: { reasoning_details?: unknown } } | undefined;
+  try {
+    choice = JSON.parse(data)?.choices?.[0];
+  } catch {
+    // The decoder says what is wrong with it.
+  }
+  const fields: UpstreamFields = {
+    type: "upstream-fields",
+    logprobs: choice?.logprobs ?? undefined,
+    details: choice?.delta?.reasoning_details ?? undefined,
+  };
+  // Not a public event: only the relay, which encodes it, iterates this stream.
+  return fields as unknown as StreamEvent;
 }
 
 /** `protocol` with the forwarding decoder in front of its own. */

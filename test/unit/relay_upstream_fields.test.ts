@@ -1,0 +1,105 @@
+/**
+ * What an `openai-chat` upstream sends that the client's events do not carry, and a relay caller
+ * must still get as the provider sent it: Gemini's `extra_content` on a tool call (its
+ * `thought_signature`, without which Gemini 3 refuses the next turn), OpenRouter's
+ * `reasoning_details` (signed reasoning) and the choices' `logprobs`.
+ */
+import { describe, expect, test } from "vitest";
+import { createRelay } from "../../src/relay/app.ts";
+import { recording } from "../support/recorded.ts";
+
+// deno-lint-ignore no-explicit-any
+type Any = any;
+
+function relay(body: string) {
+  return createRelay({
+    upstreams: [{ baseURL: "https://up.test/v1", apiKey: "sk-up-secret-0123456789" }],
+    retry: { initialDelayMs: 1, maxDelayMs: 2 },
+    fetch: () =>
+      Promise.resolve(new Response(body, { headers: { "content-type": "text/event-stream" } })),
+  });
+}
+
+async function post(
+  app: ReturnType<typeof createRelay>,
+  stream: boolean,
+  extra: Record<string, unknown> = {},
+): Promise<string> {
+  const response = await app.request("http://relay.test/v1/chat/completions", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      model: "m",
+      messages: [{ role: "user", content: "Hi" }],
+      stream,
+      ...extra,
+    }),
+  });
+  expect(response.status).toBe(200);
+  return await response.text();
+}
+
+/** The JSON chunks a streaming caller received. */
+function chunks(raw: string): Any[] {
+  return raw.split("\n").filter((l) => l.startsWith("data: {")).map((l) => JSON.parse(l.slice(6)));
+}
+
+// Shape: a Gemini 3.1 streamed tool-call chunk through its OpenAI-compatible endpoint (public
+// test data; https://ai.google.dev/gemini-api/docs/thought-signatures, "OpenAI compatibility").
+const GEMINI =
+  `data: {"choices":[{"delta":{"index":0,"role":"assistant","tool_calls":[{"extra_content":{"google":{"thought_signature":"Eo4GCosG==="}},"function":{"arguments":"{}","name":"task"},"id":"FL1tqiJ9","type":"function"}]},"finish_reason":"tool_calls","index":0}],"model":"models/gemini-3.1-flash-lite","object":"chat.completion.chunk","created":1790000000,"id":"gem-1"}\n\n` +
+  "data: [DONE]\n\n";
+const SIGNATURE = { google: { thought_signature: "Eo4GCosG===" } };
+
+// openai/openai-python, .inline-snapshot/external/83b060bae42e…bin @ e43b422412a9
+// (tests/lib/chat/test_completions_streaming.py, test_content_logprobs_events; Apache-2.0).
+const LOGPROBS = [
+  `{"id":"chatcmpl-ABfw5EzoqmfXjnnsXY7Yd8OC6tb3c","object":"chat.completion.chunk","created":1727346173,"model":"gpt-4o-2024-08-06","system_fingerprint":"fp_5050236cbd","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":{"content":[],"refusal":null},"finish_reason":null}]}`,
+  `{"id":"chatcmpl-ABfw5EzoqmfXjnnsXY7Yd8OC6tb3c","object":"chat.completion.chunk","created":1727346173,"model":"gpt-4o-2024-08-06","system_fingerprint":"fp_5050236cbd","choices":[{"index":0,"delta":{"content":"Foo"},"logprobs":{"content":[{"token":"Foo","logprob":-0.0025094282,"bytes":[70,111,111],"top_logprobs":[]}],"refusal":null},"finish_reason":null}]}`,
+  `{"id":"chatcmpl-ABfw5EzoqmfXjnnsXY7Yd8OC6tb3c","object":"chat.completion.chunk","created":1727346173,"model":"gpt-4o-2024-08-06","system_fingerprint":"fp_5050236cbd","choices":[{"index":0,"delta":{"content":"!"},"logprobs":{"content":[{"token":"!","logprob":-0.26638845,"bytes":[33],"top_logprobs":[]}],"refusal":null},"finish_reason":null}]}`,
+  `{"id":"chatcmpl-ABfw5EzoqmfXjnnsXY7Yd8OC6tb3c","object":"chat.completion.chunk","created":1727346173,"model":"gpt-4o-2024-08-06","system_fingerprint":"fp_5050236cbd","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}]}`,
+  `{"id":"chatcmpl-ABfw5EzoqmfXjnnsXY7Yd8OC6tb3c","object":"chat.completion.chunk","created":1727346173,"model":"gpt-4o-2024-08-06","system_fingerprint":"fp_5050236cbd","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":2,"total_tokens":11,"completion_tokens_details":{"reasoning_tokens":0}}}`,
+].map((d) => `data: ${d}\n\n`).join("") + "data: [DONE]\n\n";
+
+describe("a tool call's extra_content (Gemini's thought_signature)", () => {
+  test("reaches a streaming caller on the call's first chunk", async () => {
+    const calls = chunks(await post(relay(GEMINI), true))
+      .flatMap((c) => c.choices?.[0]?.delta?.tool_calls ?? []);
+    expect(calls[0]).toMatchObject({ id: "FL1tqiJ9", extra_content: SIGNATURE });
+  });
+
+  test("is in a non-streaming caller's chat.completion", async () => {
+    const completion = JSON.parse(await post(relay(GEMINI), false));
+    expect(completion.choices[0].message.tool_calls[0].extra_content).toEqual(SIGNATURE);
+  });
+});
+
+describe("OpenRouter's reasoning_details (test/recorded/chat/openrouter_reasoning_details.sse)", () => {
+  const signatures = (details: Any[]) => details.map((d) => d.signature ?? "").join("");
+
+  test("reach a streaming caller, fragment by fragment, signature included", async () => {
+    const raw = await post(relay(recording("chat/openrouter_reasoning_details.sse")), true);
+    const details = chunks(raw).flatMap((c) => c.choices?.[0]?.delta?.reasoning_details ?? []);
+    expect(signatures(details)).toMatch(/^Et0BCkgIChACGAIq/);
+    // And the reasoning text beside them is not sent twice.
+    const reasoning = chunks(raw).map((c) => c.choices?.[0]?.delta?.reasoning_content ?? "").join(
+      "",
+    );
+    const text = details.map((d) => d.text ?? "").join("");
+    expect(reasoning).toBe(text);
+  });
+
+  test("are in a non-streaming caller's message, merged", async () => {
+    const raw = await post(relay(recording("chat/openrouter_reasoning_details.sse")), false);
+    const details = JSON.parse(raw).choices[0].message.reasoning_details;
+    expect(signatures(details)).toMatch(/^Et0BCkgIChACGAIq/);
+  });
+});
+
+describe("logprobs", () => {
+  test("reach a streaming caller for every token, the first (written by the relay) included", async () => {
+    const tokens = chunks(await post(relay(LOGPROBS), true, { logprobs: true }))
+      .flatMap((c) => c.choices?.[0]?.logprobs?.content ?? []).map((t: Any) => t.token);
+    expect(tokens).toEqual(["Foo", "!"]);
+  });
+});
