@@ -155,7 +155,9 @@ function classify(
           error.retryable ? "try again later" : "check the request"
         }.`,
         type: "upstream_error",
-        code: error.errorType ?? "upstream_stream_error",
+        code: error.errorType === undefined
+          ? "upstream_stream_error"
+          : shortField(error.errorType, secrets),
       },
     };
   }
@@ -245,8 +247,8 @@ function upstreamError(
   const { message, type, code } = source as { message?: unknown; type?: unknown; code?: unknown };
   if (typeof error === "string") result.message = excerpt(error, MAX_MESSAGE, secrets);
   else if (typeof message === "string") result.message = excerpt(message, MAX_MESSAGE, secrets);
-  if (typeof type === "string") result.type = excerpt(type, 100, secrets);
-  if (typeof code === "string") result.code = excerpt(code, 100, secrets);
+  if (typeof type === "string") result.type = shortField(type, secrets);
+  if (typeof code === "string") result.code = shortField(code, secrets);
   else if (typeof code === "number") result.code = String(code);
   return result;
 }
@@ -262,6 +264,15 @@ function detailOf(error: unknown): string | undefined {
   }
   if (isStreamProtocolError(error) || isRedirectError(error)) return error.message;
   return undefined;
+}
+
+/**
+ * An upstream's error `type` or `code`, passed on as the caller's `code` or `type`: an
+ * identifier as a rule, but the upstream's text all the same, so redacted (masked keys too)
+ * before it is cut to 100 characters.
+ */
+function shortField(text: string, secrets: readonly string[]): string {
+  return redactKeys(text, secrets).slice(0, 100);
 }
 
 /** `message` without `secrets` (nor their heads), nor keys as providers echo them masked. */

@@ -66,7 +66,8 @@ function toAnthropic(body: Json): Json {
   const push = (role: string, blocks: Json[]): void => {
     const last = messages[messages.length - 1];
     // Consecutive turns of one role (e.g. several tool results) become one Anthropic turn.
-    if (last !== undefined && last.role === role) last.content.push(...blocks);
+    // A loop, not push(...blocks): a turn may have more parts than a call takes arguments.
+    if (last !== undefined && last.role === role) { for (const b of blocks) last.content.push(b); }
     else messages.push({ role, content: blocks });
   };
   for (const message of body.messages as unknown[]) {
@@ -76,7 +77,7 @@ function toAnthropic(body: Json): Json {
     } else if (m.role === "tool") {
       push("user", [{
         type: "tool_result",
-        tool_use_id: String(m.tool_call_id ?? ""),
+        tool_use_id: idOf(m.tool_call_id),
         content: textOf(m.content),
       }]);
     } else if (m.role === "assistant") {
@@ -139,7 +140,7 @@ function toResponses(body: Json): Json {
     if (m.role === "tool") {
       input.push({
         type: "function_call_output",
-        call_id: String(m.tool_call_id ?? ""),
+        call_id: idOf(m.tool_call_id),
         output: textOf(m.content),
       });
     } else if (m.role === "assistant") {
@@ -198,7 +199,7 @@ function anthropicParts(content: unknown): Json[] {
   if (!Array.isArray(content)) return [{ type: "text", text: textOf(content) }];
   return content.map((part): Json => {
     if (isRecord(part) && part.type === "image_url" && isRecord(part.image_url)) {
-      const url = String(part.image_url.url);
+      const url = idOf(part.image_url.url);
       const data = /^data:([^;,]+);base64,(.*)$/s.exec(url);
       return data
         ? { type: "image", source: { type: "base64", media_type: data[1], data: data[2] } }
@@ -234,8 +235,8 @@ function toolCallsOf(message: Json): Array<{ id: string; name: string; args: str
   return message.tool_calls.filter(isRecord).map((call) => {
     const fn = isRecord(call.function) ? call.function : {};
     return {
-      id: String(call.id ?? ""),
-      name: String(fn.name ?? ""),
+      id: idOf(call.id),
+      name: idOf(fn.name),
       args: typeof fn.arguments === "string" ? fn.arguments : "{}",
     };
   });
@@ -263,6 +264,14 @@ function parseArgs(args: string): unknown {
     // A model's malformed arguments still have to round-trip; Anthropic wants an object.
     return { _raw: args };
   }
+}
+
+/**
+ * An id, name or URL from the caller's JSON as a string: a string or number as it is, anything
+ * else empty (`String()` of an object can throw: `{"toString":1}`).
+ */
+function idOf(value: unknown): string {
+  return typeof value === "string" ? value : typeof value === "number" ? String(value) : "";
 }
 
 function copy(from: Json, to: Json, key: string): void {

@@ -74,7 +74,7 @@ type ReadAtLeast = (
  * unfinished event starts the next piece — the client could not use a part of an event anyway.
  * Only an event longer than the buffer goes on in parts. A body that cannot be read so (not a
  * byte stream: the in-process demo, a test's) is left as it is, and so is anything but a 200
- * event stream.
+ * event stream — only counted, while a `limit` is set (a 200 JSON answer included).
  *
  * Each piece is described on `tap` as it is handed on. The client parses a piece whole before
  * it asks for the next (nothing is read ahead: a piece is read when it is asked for), so
@@ -97,9 +97,13 @@ type ReadAtLeast = (
 export function readInPieces(response: Response, tap: PieceTap): Response {
   const { body } = response;
   const type = response.headers.get("content-type") ?? "";
-  if (body === null || response.status !== 200 || !/event-stream/i.test(type)) return response;
+  if (body === null || response.status !== 200) return response;
   // The limit is per answer: a retry starts over, and what the abandoned attempt held is gone.
   tap.total = 0;
+  if (!/event-stream/i.test(type)) {
+    // A whole answer (the one request of an upstream that will not stream) counts as well.
+    return tap.limit === undefined ? response : counted(response, body, tap);
+  }
   let reader: ReadableStreamBYOBReader;
   try {
     reader = body.getReader({ mode: "byob" });
