@@ -119,6 +119,17 @@ export function interruptedMessage(by: string): string {
 }
 
 /**
+ * What a malformed stream is called, in a partial failure's sentence and (quoting the event) in
+ * the error for an event of a shape its decoder cannot read.
+ *
+ * @example
+ * ```ts
+ * malformedMessage(MALFORMED_STREAM, data);
+ * ```
+ */
+export const MALFORMED_STREAM = "the server sent a malformed stream";
+
+/**
  * A `ConnectionError`'s sentence for a connection that failed or closed once the request was
  * sent: mid-stream, mid-body, or before the stream's terminal event.
  *
@@ -192,7 +203,7 @@ function whatBroke(cause: unknown): string {
     case "UpstreamStreamError":
       return "the provider reported an error";
     case "StreamProtocolError":
-      return "the server sent a malformed stream";
+      return MALFORMED_STREAM;
     case "APIStatusError":
       return `the server answered HTTP ${status}`;
     case "TimeoutError":

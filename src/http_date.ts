@@ -7,19 +7,16 @@
  */
 
 const MONTHS = "JanFebMarAprMayJunJulAugSepOctNovDec";
-const DAY = "(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)";
-const MONTH = "(?<m>[A-Z][a-z]{2})";
-const TIME = "(?<h>\\d\\d):(?<i>\\d\\d):(?<s>\\d\\d)";
-const FORMATS = [
-  // IMF-fixdate (the preferred one): Sun, 06 Nov 1994 08:49:37 GMT
-  new RegExp(`^${DAY}, (?<d>\\d\\d) ${MONTH} (?<y>\\d{4}) ${TIME} GMT$`),
-  // obsolete RFC 850: Sunday, 06-Nov-94 08:49:37 GMT
-  new RegExp(
-    `^(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day, (?<d>\\d\\d)-${MONTH}-(?<y>\\d\\d) ${TIME} GMT$`,
-  ),
-  // obsolete asctime: Sun Nov  6 08:49:37 1994
-  new RegExp(`^${DAY} ${MONTH} (?<d>[ \\d]\\d) ${TIME} (?<y>\\d{4})$`),
-];
+/**
+ * The three formats in one pattern (one per format cost the core a quarter of a kilobyte):
+ * IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT` and the obsolete RFC 850
+ * `Sunday, 06-Nov-94 08:49:37 GMT` (groups 1–3: day, month, year), the obsolete asctime
+ * `Sun Nov  6 08:49:37 1994` (groups 4–5: month, day; 9: year); 6–8: the time. A date has
+ * exactly one year: before the time, with `GMT` after it, or at the end. The day's name is
+ * not checked against the date (RFC 9110 does not ask it), only its shape.
+ */
+const HTTP_DATE =
+  /^[A-Z][a-z]{2,8},? (?:(\d\d)[ -]([A-Z][a-z]{2})[ -](\d{4}|\d\d)|([A-Z][a-z]{2}) ([ \d]\d)) (\d\d):(\d\d):(\d\d) (?:GMT|(\d{4}))$/;
 
 /**
  * Milliseconds since the epoch of an HTTP-date in one of RFC 9110's three formats, or
@@ -32,24 +29,21 @@ const FORMATS = [
  * ```
  */
 export function parseHTTPDate(text: string, now: number = Date.now()): number | undefined {
-  for (const format of FORMATS) {
-    const date = format.exec(text.trim())?.groups;
-    if (date === undefined) continue;
-    let year = Number(date.y);
-    if (year < 100) {
-      // RFC 9110: a two-digit year that looks more than 50 years ahead is in the past century.
-      const current = new Date(now).getUTCFullYear();
-      year += current - (current % 100);
-      if (year > current + 50) year -= 100;
-    }
-    const month = MONTHS.indexOf(date.m!) / 3;
-    const day = Number(date.d);
-    const [h, m, s] = [Number(date.h), Number(date.i), Number(date.s)];
-    const ms = Date.UTC(year, month, day, h, m, s);
-    // Date.UTC rolls 31 February over into March: such a date is not a date.
-    const valid = Number.isInteger(month) && h < 24 && m < 60 && s < 61 &&
-      new Date(ms).getUTCDate() === day;
-    return valid ? ms : undefined;
+  const date = HTTP_DATE.exec(text.trim());
+  if (date === null || (date[3] === undefined) === (date[9] === undefined)) return undefined;
+  let year = Number(date[3] ?? date[9]);
+  if (year < 100) {
+    // RFC 9110: a two-digit year that looks more than 50 years ahead is in the past century.
+    const current = new Date(now).getUTCFullYear();
+    year += current - (current % 100);
+    if (year > current + 50) year -= 100;
   }
-  return undefined;
+  const month = MONTHS.indexOf(date[2] ?? date[4]!) / 3;
+  const day = Number(date[1] ?? date[5]);
+  const [h, m, s] = [Number(date[6]), Number(date[7]), Number(date[8])];
+  const ms = Date.UTC(year, month, day, h, m, s);
+  // Date.UTC rolls 31 February over into March: such a date is not a date.
+  const valid = Number.isInteger(month) && h < 24 && m < 60 && s < 61 &&
+    new Date(ms).getUTCDate() === day;
+  return valid ? ms : undefined;
 }

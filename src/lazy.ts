@@ -62,7 +62,8 @@ function waitFor<T>(
 ): Promise<T> {
   return new Promise((resolve, reject) => {
     if (control.stopError !== undefined) return reject(control.stopError);
-    const timer = Number.isFinite(limitMs)
+    // As the watchdog's: a limit past what a timer holds (it would fire at once) is none.
+    const timer = limitMs <= 2_147_483_647
       ? setTimeout(() => {
         done();
         reject(

@@ -150,18 +150,19 @@ export function closestName(name: string, candidates: readonly string[]): string
   return best ?? part;
 }
 
-/** Optimal string alignment distance: insertions, deletions, substitutions, adjacent swaps. */
+/**
+ * Levenshtein distance: insertions, deletions, substitutions (an adjacent swap counts two,
+ * which the thresholds in `closestName` allow for any name of four letters or more).
+ */
 function editDistance(a: string, b: string): number {
   const d: number[][] = [];
   for (let i = 0; i <= a.length; i++) {
     const row = d[i] = [i];
     for (let j = 1; j <= b.length; j++) {
-      const swap = i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1];
       row[j] = i === 0 ? j : Math.min(
         d[i - 1]![j]! + 1,
         row[j - 1]! + 1,
         d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
-        swap ? d[i - 2]![j - 2]! + 1 : Infinity,
       );
     }
   }

@@ -151,11 +151,13 @@ export async function runCall(
           throw withAttempts(error, attempts);
         }
         const delayMs = backoffDelay(error, retry + 1, target.backoff);
-        // Sleeping past the total deadline would only delay the same failure. A retry, a resume
-        // and a continuation all draw on the shared budget; a fallback is another upstream, so
-        // an empty budget moves on to it.
+        // Sleeping past the total deadline would only delay the same failure, and a wait no
+        // timer can hold (over 2^31 - 1 ms, or not a number) would fire at once. A retry, a
+        // resume and a continuation all draw on the shared budget; a fallback is another
+        // upstream, so an empty budget moves on to it.
         if (
-          delayMs === undefined || Date.now() + delayMs >= plan.deadline ||
+          delayMs === undefined || !(delayMs <= 2_147_483_647) ||
+          Date.now() + delayMs >= plan.deadline ||
           plan.budget?.tryWithdraw() === false
         ) {
           const kept = !fresh && (acc.delivered || previous !== undefined) ? acc : previous;

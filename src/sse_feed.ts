@@ -5,11 +5,15 @@
  * @module
  */
 
-import { createParser, type EventSourceMessage } from "eventsource-parser";
-import { noop } from "./call_control.ts";
-import { CONNECTION_LOST, oversizedMessage } from "./error_messages.ts";
+import { createParser, type EventSourceMessage, type ParseError } from "eventsource-parser";
+import {
+  CONNECTION_LOST,
+  MALFORMED_STREAM,
+  malformedMessage,
+  oversizedMessage,
+} from "./error_messages.ts";
 import { ConnectionError, StreamProtocolError } from "./error_classes.ts";
-import { isStreamProtocolError } from "./error_guards.ts";
+import { isStopstreamError, isStreamProtocolError } from "./error_guards.ts";
 import { EVENT_KEEPALIVE, EVENT_TERMINAL, type StreamDecoder } from "./protocols/protocol.ts";
 
 const LF = 10;
@@ -36,6 +40,11 @@ export class SseFeed {
   events = 0;
   /** The `id:` of the last event decoded, `undefined` when it had none: where a resume starts. */
   lastEventId: string | undefined = undefined;
+  /**
+   * Lines that are not SSE, kept (up to 4 KiB) while no event has come: a body of them only
+   * (an error object or an HTML page labelled as an event stream) is told for what it is.
+   */
+  unread = "";
   #parser;
   #budget: EventBudget;
   /** Set by {@linkcode SseFeed.reconnect}: sees the first event of the new connection. */
@@ -49,7 +58,9 @@ export class SseFeed {
       // Unknown fields and bad `retry:` lines are ignored, as the SSE spec says. The parser's
       // own `maxBufferSize` is not used: it counts only data characters, and the budget below
       // (which counts everything) has already refused whatever it would catch.
-      onError: noop,
+      onError: (error: ParseError) => {
+        if (this.events === 0 && this.unread.length < 4096) this.unread += `${error.line}\n`;
+      },
     });
   }
 
@@ -94,7 +105,16 @@ export class SseFeed {
       this.#checkFirst = undefined;
       check(message);
     }
-    const outcome = this.decoder.onEvent(message.event, message.data);
+    let outcome;
+    try {
+      outcome = this.decoder.onEvent(message.event, message.data);
+    } catch (error) {
+      // A shape the decoder could not read (`"choices": [null]`) is bad data, typed as such.
+      throw isStopstreamError(error) ? error : new StreamProtocolError(
+        malformedMessage(MALFORMED_STREAM, message.data),
+        { cause: error },
+      );
+    }
     // Recorded once the decoder has taken the event: a resume starts after what was processed.
     this.events++;
     this.lastEventId = message.id;

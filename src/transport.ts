@@ -14,6 +14,7 @@ import { isRedirectError } from "./error_guards.ts";
 import type { Protocol, ProtocolRequest } from "./protocols/protocol.ts";
 import { credentialsOf, redactError } from "./redact.ts";
 import { fetchFollowing } from "./redirects.ts";
+import { parseOr } from "./protocols/output.ts";
 import { errorInBody, headersToRecord } from "./response.ts";
 import { SseFeed } from "./sse_feed.ts";
 import type { StreamEvent } from "./chat_result.ts";
@@ -115,7 +116,7 @@ export class Attempt implements Cancellable {
       const feed = stream?.feed ??
         new SseFeed(setup.protocol.createDecoder(acc), setup.maxEventBytes);
       stream?.opened(headers, feed, acc);
-      await this.#read(response.body!, feed, consumer, watchdog);
+      await this.#read(response, headers, setup.protocol, feed, consumer, watchdog);
       stream?.ended(feed);
       return headers;
     });
@@ -202,26 +203,24 @@ export class Attempt implements Cancellable {
     const type = headers["content-type"] ?? "";
     if (/^\s*text\/event-stream/i.test(type) && response.body !== null) return;
     // An SSE parser fed HTML yields zero events: that must never pass for an empty answer.
-    const body = await readErrorBody(this, response);
-    const reported = errorInBody(body, response.status, headers, protocol);
-    if (reported !== undefined) throw reported;
-    throw new StreamProtocolError(
-      malformedMessage(
-        `the server answered HTTP ${response.status} with ${
-          type || "no content-type"
-        }, not an event stream`,
-        typeof body === "string" ? body : JSON.stringify(body),
-      ),
+    throw notAStream(
+      await readErrorBody(this, response),
+      response.status,
+      headers,
+      protocol,
+      `${type || "no content-type"}, not an event stream`,
     );
   }
 
   async #read(
-    body: ReadableStream<Uint8Array>,
+    response: Response,
+    headers: Record<string, string>,
+    protocol: Protocol,
     feed: SseFeed,
     consumer: AttemptConsumer,
     watchdog: Watchdog,
   ): Promise<void> {
-    const reader = body.getReader();
+    const reader = response.body!.getReader();
     this.hold(reader);
     const text = new TextDecoder();
     let finished = false;
@@ -252,6 +251,12 @@ export class Attempt implements Cancellable {
       }
       feed.end(text.decode());
       if (!feed.terminal && !feed.decoder.endedCleanly()) {
+        // No event at all, only lines that are not SSE: what the server sent instead of a
+        // stream, not a cut connection (retrying it would get the same).
+        if (feed.events === 0 && feed.unread !== "") {
+          const { unread } = feed;
+          throw notAStream(parseOr(unread, unread), response.status, headers, protocol, NO_EVENT);
+        }
         throw new ConnectionError(CONNECTION_LOST);
       }
     } finally {
@@ -259,6 +264,28 @@ export class Attempt implements Cancellable {
       else reader.cancel().catch(noop);
     }
   }
+}
+
+/** What an event stream of no event but lines that are not SSE (an error, a page) was. */
+const NO_EVENT = "no event";
+
+/**
+ * What a body that is not an event stream was: the error it reports, else a
+ * `StreamProtocolError` quoting it.
+ */
+function notAStream(
+  body: unknown,
+  status: number,
+  headers: Record<string, string>,
+  protocol: Protocol,
+  what: string,
+): Error {
+  return errorInBody(body, status, headers, protocol) ?? new StreamProtocolError(
+    malformedMessage(
+      `the server answered HTTP ${status} with ${what}`,
+      typeof body === "string" ? body : JSON.stringify(body),
+    ),
+  );
 }
 
 /** How long a finished body may take to end by itself before it is cancelled. */

@@ -34,8 +34,9 @@ export async function readErrorBody(attempt: Attempt, response: Response): Promi
 
 /**
  * A whole body as text. Past `maxBytes` it is cut there (error bodies: enough to describe the
- * error) or, when a `watchdog` follows the read (a whole answer), refused. A stop of `attempt`
- * cancels the read.
+ * error) or, when a `watchdog` follows the read (a whole answer), refused; a body whose
+ * connection is lost is what arrived of it, or, for a whole answer, a `ConnectionError`. A
+ * stop of `attempt` cancels the read.
  *
  * @example
  * ```ts
@@ -69,6 +70,9 @@ export async function readText(
     }
   } catch (error) {
     if (attempt.failure !== undefined || error instanceof StreamProtocolError) throw error;
+    // An error body cut short still comes with its status and headers (a 401 is not retried,
+    // a 429's Retry-After is honoured): what arrived of it is enough. A whole answer is not.
+    if (watchdog === undefined) return text;
     throw new ConnectionError(CONNECTION_LOST, { cause: error });
   } finally {
     reader.cancel().catch(noop);

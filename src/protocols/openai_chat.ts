@@ -106,7 +106,9 @@ class OpenAIChatDecoder implements StreamDecoder {
         }
       }
     }
-    if (chunk.usage != null) acc.setUsage(openAIUsage(chunk.usage));
+    // Groq has sent usage under `x_groq` only (before it sent OpenAI's `usage` too).
+    const usage = chunk.usage ?? chunk.x_groq?.usage;
+    if (usage != null) acc.setUsage(openAIUsage(usage));
   }
 
   endedCleanly(): boolean {
@@ -144,7 +146,11 @@ class OpenAIChatDecoder implements StreamDecoder {
     if (current === undefined || (id !== "" && current.id !== "" && current.id !== id)) {
       // A first fragment, or a different id at a used index: Ollama sends parallel calls
       // all at index 0, each complete and with its own id.
-      slot = acc.startToolCall(id, fn?.name ?? "", delta.extra_content);
+      slot = acc.startToolCall(
+        id,
+        typeof fn?.name === "string" ? fn.name : "",
+        delta.extra_content,
+      );
       this.#slots[index] = slot;
     } else {
       if (current.id === "" && id !== "") current.id = id;

@@ -33,6 +33,8 @@ export interface OpenAIChatChunk {
   }>;
   /** The usage chunk (with `stream_options.include_usage`). */
   usage?: OpenAIUsage | null;
+  /** Groq's own fields; its usage was only here at first. */
+  x_groq?: { usage?: OpenAIUsage | null };
   /** An error some servers send in the stream instead of a chunk. */
   error?: unknown;
   /** Perplexity: the URLs the answer cites, repeated on every chunk. */

@@ -3,8 +3,19 @@ import { InterruptedError } from "../../src/error_classes.ts";
 import { streamChat } from "../../src/stream_chat.ts";
 import type { StreamChatOptions } from "../../src/chat_options.ts";
 import { startFirehose } from "../support/firehose.ts";
-import { noAnswer, sseReply, withLoopbackUpstream } from "../support/msw.ts";
-import { chunk, collect, DONE, openAIText, settlesNow, sse, type Step } from "../support/sse.ts";
+import { noAnswer, type Reply, sseReply, withLoopbackUpstream } from "../support/msw.ts";
+import { isAPIStatusError } from "../../src/error_guards.ts";
+import type { StreamEvent } from "../../src/chat_result.ts";
+import {
+  chunk,
+  collect,
+  DONE,
+  openAIText,
+  scriptedBody,
+  settlesNow,
+  sse,
+  type Step,
+} from "../support/sse.ts";
 
 // Real sockets on 127.0.0.1, no MSW: these tests check what only a server can see, that the
 // client closed its connection.
@@ -157,5 +168,50 @@ describe("a slow consumer against a real loopback server", () => {
     // Blocked again in the turn the late timer gave: that turn must not be the last (review:
     // a second block right after the first was called silent).
     expect(await readBlocking(6, () => true)).toBe("t".repeat(6));
+  });
+});
+
+/** A `status` answer whose JSON body is cut halfway (a real socket: what a proxy does). */
+function cutErrorBody(status: number, headers: Record<string, string> = {}): Reply {
+  return (seen) =>
+    new Response(
+      scriptedBody(['{"error":{"message":"bad key",', { error: new Error("cut") }], seen.signal)
+        .stream,
+      { status, headers: { "content-type": "application/json", ...headers } },
+    );
+}
+
+// Found in a review: the body of an error answer cut while it was read lost its status.
+describe("an error body cut while it is read keeps its status", () => {
+  test("a 401 is an APIStatusError 401, not retried as a lost connection", async () => {
+    await withLoopbackUpstream(async (server) => {
+      server.reply(cutErrorBody(401));
+      const error = await streamChat(options(server.baseURL)).result.catch((e: unknown) => e);
+      expect({ name: (error as Error).name, requests: server.count }).toEqual({
+        name: "APIStatusError",
+        requests: 1,
+      });
+      expect(isAPIStatusError(error) && error.status).toBe(401);
+    });
+  });
+
+  test("a 429's Retry-After is still honoured", async () => {
+    await withLoopbackUpstream(async (server) => {
+      server.reply(cutErrorBody(429, { "retry-after": "7" }));
+      const controller = new AbortController();
+      const iterator = streamChat({
+        ...options(server.baseURL),
+        signal: controller.signal,
+      })
+        [Symbol.asyncIterator]();
+      let retry: StreamEvent | undefined;
+      while (retry === undefined) {
+        const { done, value } = await iterator.next();
+        if (done) break;
+        if (value.type === "retry") retry = value;
+      }
+      controller.abort();
+      expect(retry).toMatchObject({ type: "retry", delayMs: 7000 });
+    });
   });
 });
