@@ -8,7 +8,8 @@
 import { Hono } from "hono";
 import { cors } from "hono/cors";
 import { createDemoUpstream, DEMO_FAULT_HEADER } from "../demo/upstream.ts";
-import { streamChat } from "../stream_chat.ts";
+import { ChatStream } from "../chat_stream.ts";
+import { planCall } from "../stream_chat.ts";
 import type { StreamChatOptions } from "../chat_options.ts";
 import { createKeyCheck } from "./auth.ts";
 import { callerDrop } from "./caller_drop.ts";
@@ -19,6 +20,7 @@ import { errorResponse, methodNotAllowed, notFound, type RelayFailure } from "./
 import { answerTooLarge, callOptions } from "./upstream_call.ts";
 import { relayChat } from "./forward.ts";
 import { jsonResponse } from "./json_response.ts";
+import { collectLogprobs, type LogprobsTap } from "./logprobs.ts";
 import { type RelayOptions, type ResolvedUpstream, resolveRelayOptions } from "./options.ts";
 import { chunkEncoder, wantsProgress } from "./progress.ts";
 import { type ChatRequestBody, parseChatRequest, readLimited } from "./request_body.ts";
@@ -204,7 +206,10 @@ export function createRelay(options: RelayOptions = {}): Hono {
         overLimit = true;
         abort.abort(new Error("the answer passed the relay's limit"));
       };
-      const chat = streamChat(local);
+      const plan = planCall(local);
+      const logprobs: LogprobsTap = { lists: undefined };
+      collectLogprobs(plan, logprobs);
+      const chat = new ChatStream(plan);
       const answer = chat.result.catch((error: unknown) => {
         throw overLimit ? answerTooLarge(config.maxStreamBytes) : error;
       }).then((result) => {
@@ -214,6 +219,7 @@ export function createRelay(options: RelayOptions = {}): Hono {
           attempts: result.attempts,
         };
         const completion = toChatCompletion(result, result.id || id, result.model || model);
+        if (logprobs.lists !== undefined) completion.choices[0]!.logprobs = logprobs.lists;
         return {
           json: JSON.stringify({ ...completion, stopstream }),
           headers: {

@@ -229,7 +229,13 @@ export interface ChatCompletion {
   created: number;
   model: string;
   choices: Array<
-    { index: number; message: Record<string, unknown>; logprobs: null; finish_reason: string }
+    {
+      index: number;
+      message: Record<string, unknown>;
+      /** `null`, or (an `openai-chat` upstream asked for them) the answer's `logprobs`. */
+      logprobs: unknown;
+      finish_reason: string;
+    }
   >;
   usage?: Record<string, unknown>;
 }

@@ -103,3 +103,17 @@ describe("logprobs", () => {
     expect(tokens).toEqual(["Foo", "!"]);
   });
 });
+
+describe("logprobs, held whole (stream: false)", () => {
+  test("are the chat.completion's logprobs, every token in order", async () => {
+    const completion = JSON.parse(await post(relay(LOGPROBS), false, { logprobs: true }));
+    const tokens = completion.choices[0].logprobs.content.map((t: Any) => t.token);
+    expect(tokens).toEqual(["Foo", "!"]);
+    expect(completion.choices[0].message.content).toBe("Foo!");
+  });
+
+  test("are null when the upstream sent none", async () => {
+    const completion = JSON.parse(await post(relay(GEMINI), false));
+    expect(completion.choices[0].logprobs).toBeNull();
+  });
+});
