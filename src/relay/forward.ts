@@ -52,7 +52,7 @@ const HAS_DELTA = /"delta"\s*:\s*\{/;
  * caller's to have as sent); no choices at all.
  */
 const NEEDS_RELAY =
-  /"(?:error"|reasoning"|tool_calls"|function_call"|annotations"|citations"|search_results"|usage"\s*:\s*[^\sn]|finish_reason"\s*:\s*[^\sn]|choices"\s*:\s*(?:\[\s*\]|[^\s[]))|(?<!"logprobs"\s*:\s*\{[^{}]*)"content"\s*:\s*[[{]/;
+  /"(?:error"|reasoning"|tool_calls"|function_call"|annotations"|citations"|search_results"|usage"\s*:\s*[^\sn]|finish_reason"\s*:\s*[^\sn]|choices"\s*:\s*(?:\[\s*\]|[^\s[]))|"content"(?<!"logprobs"\s*:\s*\{[^{}]*"content")\s*:\s*[[{]/;
 /**
  * Fields of a decoded event the client's events do not carry (see `UpstreamFields`): the
  * choice's `logprobs` (an object, not `null`) and the delta's `reasoning_details`.

@@ -132,3 +132,21 @@ describe("an upstream's error type, passed on as the caller's code", () => {
     expect((await run("overloaded_error")).code).toBe("overloaded_error");
   });
 });
+
+test("an upstream event of a shape the decoder cannot read is a 502 upstream_protocol, not a 500", async () => {
+  const app = createRelay({
+    upstreams: [{ baseURL: "https://up.test/v1" }],
+    maxRetries: 0,
+    fetch: () =>
+      Promise.resolve(
+        new Response('data: {"choices":[null]}\n\ndata: [DONE]\n\n', {
+          headers: { "content-type": "text/event-stream" },
+        }),
+      ),
+  });
+  const response = await post(app, { messages: hi, stream: false });
+  expect({ status: response.status, code: (await response.json()).error.code }).toEqual({
+    status: 502,
+    code: "upstream_protocol",
+  });
+});
