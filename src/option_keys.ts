@@ -117,7 +117,7 @@ function unknownOption(
 
 /**
  * The candidate that `name` most likely misspells: within a few edits (ignoring case; a swap
- * of two neighbours counts as one), or else one that contains it or is contained in it
+ * of two neighbours counts as two), or else one that contains it or is contained in it
  * (`retries` for `maxRetries`); `undefined` when none is that close.
  *
  * @example

@@ -59,7 +59,9 @@ export class SseFeed {
       // own `maxBufferSize` is not used: it counts only data characters, and the budget below
       // (which counts everything) has already refused whatever it would catch.
       onError: (error: ParseError) => {
-        if (this.events === 0 && this.unread.length < 4096) this.unread += `${error.line}\n`;
+        if (this.events === 0 && this.unread.length < 4096) {
+          this.unread += `${error.line?.slice(0, 4096)}\n`;
+        }
       },
     });
   }

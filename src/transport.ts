@@ -251,9 +251,10 @@ export class Attempt implements Cancellable {
       }
       feed.end(text.decode());
       if (!feed.terminal && !feed.decoder.endedCleanly()) {
-        // No event at all, only lines that are not SSE: what the server sent instead of a
-        // stream, not a cut connection (retrying it would get the same).
-        if (feed.events === 0 && feed.unread !== "") {
+        // No event at all, only lines that are not SSE and begin as a JSON or HTML body does:
+        // what the server sent instead of a stream, not a cut connection (retrying it would get
+        // the same). An unknown field and then the end may still be a cut: retried as one.
+        if (feed.events === 0 && BODY_START.test(feed.unread)) {
           const { unread } = feed;
           throw notAStream(parseOr(unread, unread), response.status, headers, protocol, NO_EVENT);
         }
@@ -265,6 +266,9 @@ export class Attempt implements Cancellable {
     }
   }
 }
+
+/** How a JSON or HTML body begins (after blanks). */
+const BODY_START = /^\s*[[{<]/;
 
 /** What an event stream of no event but lines that are not SSE (an error, a page) was. */
 const NO_EVENT = "no event";

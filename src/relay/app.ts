@@ -219,7 +219,10 @@ export function createRelay(options: RelayOptions = {}): Hono {
           attempts: result.attempts,
         };
         const completion = toChatCompletion(result, result.id || id, result.model || model);
-        if (logprobs.lists !== undefined) completion.choices[0]!.logprobs = logprobs.lists;
+        // Only an openai-chat answer has them (a fallback of another protocol may have answered).
+        if (logprobs.lists !== undefined && result.target?.protocol === "openai-chat") {
+          completion.choices[0]!.logprobs = logprobs.lists;
+        }
         return {
           json: JSON.stringify({ ...completion, stopstream }),
           headers: {

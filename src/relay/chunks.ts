@@ -7,6 +7,7 @@
  */
 
 import type { ChatResult, Citation, StreamEvent, ToolCall, Usage } from "../chat_result.ts";
+import { joinLogprobs } from "./logprobs.ts";
 
 /**
  * The SSE event that ends a successful OpenAI stream.
@@ -56,20 +57,24 @@ export type RelayEvent = StreamEvent | ForwardedEvents | UpstreamFields;
 
 /**
  * Fields of an upstream `openai-chat` event that the client's events do not carry but a caller
- * must get as the provider sent them: the choice's `logprobs` and the delta's
- * `reasoning_details` (OpenRouter's signed reasoning, sent back on the next turn). Queued by
- * the fast path (forward.ts) just before the events decoded from the same upstream event, so
- * the encoder puts them on the next chunk it writes (or on a chunk of their own).
+ * must get as the provider sent them: the choice's `logprobs`, the delta's `reasoning_details`
+ * (OpenRouter's signed reasoning) and `extra_content` (Gemini's `thought_signature`), each only
+ * when it holds something. Queued by the fast path (forward.ts) just before the events decoded
+ * from the same upstream event, so the encoder puts them on the next chunk it writes — or,
+ * once the answer has begun, on a chunk of their own when that event wrote none. Before it
+ * has begun they wait for the first delta (joined with any later ones), and an attempt that
+ * fails takes its own with it: nothing of it reaches the caller.
  *
  * @example
  * ```ts
- * const fields: UpstreamFields = { type: "upstream-fields", logprobs: { content: [] }, details: undefined };
+ * const fields: UpstreamFields = { type: "upstream-fields", logprobs: { content: [] }, details: undefined, extra: undefined };
  * ```
  */
 export interface UpstreamFields {
   type: "upstream-fields";
-  logprobs: unknown;
-  details: unknown;
+  logprobs: Record<string, unknown> | undefined;
+  details: unknown[] | undefined;
+  extra: unknown;
 }
 
 /**
@@ -116,15 +121,29 @@ export class ChunkEncoder {
     this.#head = head(id || this.#id, model || this.#model, created ?? this.#created);
   }
 
+  /** Whether upstream fields wait for a chunk (a forwarded piece must then be encoded). */
+  get holdsFields(): boolean {
+    return this.#fields !== undefined;
+  }
+
   /** The SSE text for `event`, or `""` for events the caller must not see (retries, opens). */
   encode(event: RelayEvent): string {
     switch (event.type) {
       case "forwarded":
         event.sealed = true;
         return this.#flushFields() + event.text;
+      case "open":
+        // An attempt begins: what a failed one left waiting is not this answer's.
+        this.#fields = undefined;
+        return "";
       case "upstream-fields": {
+        if (!this.started && this.#fields !== undefined) {
+          // Nothing written yet, and no chunk of its own may be: the first delta takes all.
+          this.#fields = joinFields(this.#fields, event);
+          return "";
+        }
         const pending = this.#flushFields();
-        if (event.logprobs !== undefined || event.details !== undefined) this.#fields = event;
+        this.#fields = event;
         return pending;
       }
       case "text":
@@ -180,7 +199,8 @@ export class ChunkEncoder {
     }
     const fields = this.#fields;
     this.#fields = undefined;
-    if (fields?.details != null) delta.reasoning_details = fields.details;
+    if (fields?.details !== undefined) delta.reasoning_details = fields.details;
+    if (fields?.extra !== undefined) delta.extra_content = fields.extra;
     const logprobs = fields?.logprobs ?? null;
     return this.chunk([{ index: 0, delta, logprobs, finish_reason: null }]);
   }
@@ -208,6 +228,22 @@ export class ChunkEncoder {
     const tail = usage === undefined ? "" : `,"usage":${JSON.stringify(usage)}`;
     return `${this.#head}${JSON.stringify(choices)}${tail}}\n\n`;
   }
+}
+
+/** Two events' fields as one: lists joined in order, the later `extra_content` kept. */
+function joinFields(first: UpstreamFields, then: UpstreamFields): UpstreamFields {
+  let logprobs = first.logprobs ?? then.logprobs;
+  if (first.logprobs !== undefined && then.logprobs !== undefined) {
+    logprobs = joinLogprobs(joinLogprobs({}, first.logprobs), then.logprobs);
+  }
+  return {
+    type: "upstream-fields",
+    logprobs,
+    details: first.details === undefined || then.details === undefined
+      ? first.details ?? then.details
+      : [...first.details, ...then.details],
+    extra: then.extra ?? first.extra,
+  };
 }
 
 function head(id: string, model: string, created: number): string {

@@ -29,12 +29,9 @@
 
 import type { Accumulator } from "../accumulator.ts";
 import { ChatStream } from "../chat_stream.ts";
-import {
-  EVENT_PROGRESS,
-  type EventOutcome,
-  type Protocol,
-  type StreamDecoder,
-} from "../protocols/protocol.ts";
+import { EVENT_PROGRESS, type EventOutcome, type StreamDecoder } from "../protocols/protocol.ts";
+import type { EventData } from "../protocols/event_data.ts";
+import type { CallPlan } from "../retry_loop.ts";
 import { planCall } from "../stream_chat.ts";
 import type { StreamChatOptions } from "../chat_options.ts";
 import type { StreamEvent } from "../chat_result.ts";
@@ -55,9 +52,11 @@ const NEEDS_RELAY =
   /"(?:error"|reasoning"|tool_calls"|function_call"|annotations"|citations"|search_results"|usage"\s*:\s*[^\sn]|finish_reason"\s*:\s*[^\sn]|choices"\s*:\s*(?:\[\s*\]|[^\s[]))|"content"(?<!"logprobs"\s*:\s*\{[^{}]*"content")\s*:\s*[[{]/;
 /**
  * Fields of a decoded event the client's events do not carry (see `UpstreamFields`): the
- * choice's `logprobs` (an object, not `null`) and the delta's `reasoning_details`.
+ * choice's `logprobs` (an object, not `null`), the delta's `reasoning_details` (a list that is
+ * not empty: OpenRouter sends `[]` on every chunk) and `extra_content`.
  */
-const UPSTREAM_FIELDS = /"(?:logprobs"\s*:\s*\{|reasoning_details")/;
+const UPSTREAM_FIELDS =
+  /"(?:logprobs"\s*:\s*\{|reasoning_details"\s*:\s*\[\s*[^\s\]]|extra_content")/;
 /**
  * A key written with a `\u` escape, which could spell one of the names above unseen. No JSON
  * encoder escapes the ASCII letters of a key; a hostile upstream might. Looked for only when the
@@ -165,7 +164,10 @@ class ForwardingDecoder implements StreamDecoder {
     this.#batch = undefined;
     const before = acc.delivered;
     // Queued before what the decoder makes of the event, so they go out on its chunk.
-    if (sink !== null && UPSTREAM_FIELDS.test(data)) sink.push(upstreamFields(data));
+    if (sink !== null && UPSTREAM_FIELDS.test(data)) {
+      const fields = upstreamFields(data);
+      if (fields !== undefined) sink.push(fields as unknown as StreamEvent);
+    }
     const outcome = this.#inner.onEvent(event, data);
     if (!before && acc.delivered) {
       // The answer begins with this attempt: its chunks and the relay's must look alike.
@@ -184,33 +186,58 @@ class ForwardingDecoder implements StreamDecoder {
   }
 }
 
-/** The `logprobs` and `reasoning_details` of an event's choice 0 (nothing, if not JSON). */
-function upstreamFields(data: string): StreamEvent {
-  let choice: { logprobs?: unknown; delta?: { reasoning_details?: unknown } } | undefined;
+/**
+ * What of an event's choice 0 a relay-written chunk must keep (see `UpstreamFields`), or
+ * `undefined` when it holds nothing (or is not JSON: the decoder says what is wrong with it).
+ * Not a public event: only the relay, which encodes it, iterates this stream.
+ */
+function upstreamFields(data: string): UpstreamFields | undefined {
+  let choice: EventData;
   try {
     choice = JSON.parse(data)?.choices?.[0];
   } catch {
-    // The decoder says what is wrong with it.
+    return undefined;
   }
+  const logprobs = choice?.logprobs;
+  const details = choice?.delta?.reasoning_details;
+  const extra = choice?.delta?.extra_content ?? undefined;
   const fields: UpstreamFields = {
     type: "upstream-fields",
-    logprobs: choice?.logprobs ?? undefined,
-    details: choice?.delta?.reasoning_details ?? undefined,
+    logprobs: hasEntries(logprobs?.content) || hasEntries(logprobs?.refusal) ? logprobs : undefined,
+    details: hasEntries(details) ? details : undefined,
+    extra,
   };
-  // Not a public event: only the relay, which encodes it, iterates this stream.
-  return fields as unknown as StreamEvent;
+  return fields.logprobs === undefined && fields.details === undefined && extra === undefined
+    ? undefined
+    : fields;
 }
 
-/** `protocol` with the forwarding decoder in front of its own. */
-function forwarding(
-  protocol: Protocol,
-  encoder: ChunkEncoder,
-  tap: PieceTap | undefined,
-): Protocol {
-  return {
-    ...protocol,
-    createDecoder: (acc) => new ForwardingDecoder(protocol.createDecoder(acc), acc, encoder, tap),
-  };
+function hasEntries(value: unknown): value is unknown[] {
+  return Array.isArray(value) && value.length > 0;
+}
+
+/**
+ * Puts `wrap` in front of the stream decoder of each `openai-chat` target of `plan` (the others
+ * are left as they are).
+ *
+ * @example
+ * ```ts
+ * wrapOpenAIChatDecoders(plan, (decoder, acc) => new LogprobsDecoder(decoder, tap));
+ * ```
+ */
+export function wrapOpenAIChatDecoders(
+  plan: CallPlan,
+  wrap: (decoder: StreamDecoder, acc: Accumulator) => StreamDecoder,
+): void {
+  for (const target of plan.targets) {
+    const protocol = target.protocol;
+    if (protocol.name === "openai-chat" && "createDecoder" in protocol) {
+      target.protocol = {
+        ...protocol,
+        createDecoder: (acc) => wrap(protocol.createDecoder(acc), acc),
+      };
+    }
+  }
 }
 
 /**
@@ -233,11 +260,9 @@ export function relayChat(
   tap?: PieceTap,
 ): ChatStream {
   const plan = planCall(options);
-  for (const target of plan.targets) {
-    const protocol = target.protocol;
-    if (protocol.name === "openai-chat" && "createDecoder" in protocol) {
-      target.protocol = forwarding(protocol, encoder, tap);
-    }
-  }
+  wrapOpenAIChatDecoders(
+    plan,
+    (decoder, acc) => new ForwardingDecoder(decoder, acc, encoder, tap),
+  );
   return new ChatStream(plan);
 }

@@ -9,6 +9,7 @@
 
 import type { CallPlan } from "../retry_loop.ts";
 import type { EventOutcome, StreamDecoder } from "../protocols/protocol.ts";
+import { wrapOpenAIChatDecoders } from "./forward.ts";
 
 /** An event whose choice carries logprobs (an object, not `null`). */
 const HAS_LOGPROBS = /"logprobs"\s*:\s*\{/;
@@ -22,12 +23,13 @@ const HAS_LOGPROBS = /"logprobs"\s*:\s*\{/;
  * ```
  */
 export interface LogprobsTap {
-  lists: Record<string, unknown[]> | undefined;
+  lists: Record<string, unknown> | undefined;
 }
 
 /**
  * Makes the `openai-chat` targets of `plan` join their events' logprobs into `tap` (a new
- * attempt starts over: its answer is the one that counts).
+ * attempt starts over: its answer is the one that counts; an answer of another protocol has
+ * none, see `result.target`).
  *
  * @example
  * ```ts
@@ -38,16 +40,33 @@ export interface LogprobsTap {
  * ```
  */
 export function collectLogprobs(plan: CallPlan, tap: LogprobsTap): void {
-  for (const target of plan.targets) {
-    const protocol = target.protocol;
-    if (protocol.name === "openai-chat" && "createDecoder" in protocol) {
-      target.protocol = {
-        ...protocol,
-        createDecoder: (acc) => new LogprobsDecoder(protocol.createDecoder(acc), tap),
-      };
+  wrapOpenAIChatDecoders(plan, (decoder) => new LogprobsDecoder(decoder, tap));
+}
+
+/**
+ * `logprobs`' lists (`content`, `refusal`) appended to those of `into`, in order; other keys
+ * are left out (a list is all a caller can join).
+ *
+ * @example
+ * ```ts
+ * joinLogprobs({ content: [a] }, { content: [b], refusal: null }); // { content: [a, b] }
+ * ```
+ */
+export function joinLogprobs(
+  into: Record<string, unknown>,
+  logprobs: Record<string, unknown>,
+): Record<string, unknown> {
+  for (const key of LISTS) {
+    const list = logprobs[key];
+    if (Array.isArray(list)) {
+      const joined = (into[key] ??= []) as unknown[];
+      for (const entry of list) joined.push(entry);
     }
   }
+  return into;
 }
+
+const LISTS = ["content", "refusal"] as const;
 
 class LogprobsDecoder implements StreamDecoder {
   #inner: StreamDecoder;
@@ -65,11 +84,7 @@ class LogprobsDecoder implements StreamDecoder {
     if (HAS_LOGPROBS.test(data)) {
       const logprobs = JSON.parse(data)?.choices?.[0]?.logprobs;
       if (typeof logprobs === "object" && logprobs !== null) {
-        const lists = this.#tap.lists ??= {};
-        for (const key in logprobs) {
-          const list = logprobs[key];
-          if (Array.isArray(list)) { for (const entry of list) (lists[key] ??= []).push(entry); }
-        }
+        this.#tap.lists = joinLogprobs(this.#tap.lists ?? {}, logprobs);
       }
     }
     return outcome;

@@ -99,6 +99,7 @@ export class ProgressEncoder extends ChunkEncoder {
     switch (event.type) {
       case "open":
         this.#attempt = event.attempt;
+        super.encode(event); // what a failed attempt left waiting goes with it
         return this.#comment(`open attempt=${event.attempt} status=${event.status}`);
       case "retry":
         this.#attempt = event.attempt;

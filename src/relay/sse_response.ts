@@ -252,7 +252,10 @@ function streamBody(
           return close();
         }
         const event = step.value;
-        if (event.type === "forwarded" && event.bytes !== undefined && event.piece === event.text) {
+        if (
+          event.type === "forwarded" && event.bytes !== undefined &&
+          event.piece === event.text && !call.encoder.holdsFields
+        ) {
           // A whole piece of the upstream's body, forwarded, framed as the relay would frame
           // it: its own bytes, not encoded again. Comparing the texts costs one flattening copy
           // and a memcmp per piece (a byte-by-byte check of the framing cost 0.56 µs an event).

@@ -74,3 +74,15 @@ test("Groq usage sent only under x_groq.usage is the result's usage", async () =
   const result = await streamChat({ ...options(), body: BODY }).result;
   expect(result.usage).toMatchObject({ inputTokens: 18, outputTokens: 439, totalTokens: 457 });
 });
+
+test("an unknown field and then the end is a cut connection, retried as one (no body begins so)", async () => {
+  upstream.reply(
+    textReply(200, "x-trace: 1\n", "text/event-stream"),
+    sseReply('data: {"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\n'),
+  );
+  const result = await streamChat(options()).result;
+  expect({ content: result.content, requests: upstream.count }).toEqual({
+    content: "ok",
+    requests: 2,
+  });
+});

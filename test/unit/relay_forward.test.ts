@@ -237,6 +237,30 @@ describe("events after the first delta go to the caller as they arrived", () => 
     expect(raw).toContain(events.join("") + `data: ${e("h")}\n\ndata: ${e("i")}\n\n`);
   });
 
+  test("upstream fields waiting for a chunk go out before a whole piece that follows, not after", async () => {
+    // Found in review: a whole forwarded piece went out as its bytes, past the encoder, and the
+    // logprobs of the event before it (decoded, since its content is a list of parts, and
+    // writing nothing) came after it.
+    const withLogprobs = {
+      ...rich("x"),
+      choices: [{ index: 0, delta: { content: [] }, logprobs: { content: [{ token: "x" }] } }],
+    };
+    const bytes = [
+      role() + sse(rich("a")),
+      sse(withLogprobs),
+      sse(rich("Hi")),
+      sse(chunk({}, "stop")) + DONE,
+    ]
+      .map((text) => new TextEncoder().encode(text));
+    const { app } = relay([pieces(bytes)]);
+    const raw = await (await post(app, { logprobs: true })).text();
+    const order = parsed(raw).flatMap((c) => [
+      ...(c.choices?.[0]?.logprobs?.content ?? []).map((t: { token: string }) => `lp:${t.token}`),
+      ...(typeof c.choices?.[0]?.delta?.content === "string" ? [c.choices[0].delta.content] : []),
+    ]).filter((x) => x !== "");
+    expect(order).toEqual(["a", "lp:x", "Hi"]);
+  });
+
   // docs/relay.md's guarantees: the shape check does not re-parse an event, so one malformed
   // inside its braces must reach the caller as it came (and fail the caller's parse), never be
   // dropped on the way.
@@ -523,6 +547,30 @@ describe("forwardable: which events the relay need not touch", () => {
     {
       name: "content parts",
       data: JSON.stringify(chunk({ content: [{ type: "text", text: "x" }] })),
+      expected: false,
+    },
+    {
+      name: "logprobs (their content list is no content parts)",
+      data: JSON.stringify({
+        ...rich("x"),
+        choices: [{
+          index: 0,
+          delta: { content: "x" },
+          logprobs: { content: [{ token: "x", logprob: -0.1 }], refusal: null },
+        }],
+      }),
+      expected: true,
+    },
+    {
+      name: "content parts beside logprobs",
+      data: JSON.stringify({
+        ...rich("x"),
+        choices: [{
+          index: 0,
+          logprobs: { refusal: null, content: [] },
+          delta: { content: [{ type: "text", text: "x" }] },
+        }],
+      }),
       expected: false,
     },
     { name: "no choices", data: JSON.stringify({ id: "x", choices: [] }), expected: false },

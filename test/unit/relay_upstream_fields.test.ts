@@ -117,3 +117,149 @@ describe("logprobs, held whole (stream: false)", () => {
     expect(completion.choices[0].logprobs).toBeNull();
   });
 });
+
+/** A relay whose upstream answers the n-th request with `bodies[n - 1]` (the last after). */
+function relayOf(bodies: string[], extra: Record<string, unknown> = {}) {
+  let calls = 0;
+  return createRelay({
+    upstreams: [{ baseURL: "https://up.test/v1", apiKey: "sk-up-secret-0123456789" }],
+    retry: { initialDelayMs: 1, maxDelayMs: 2 },
+    ...extra,
+    fetch: () => {
+      const body = bodies[Math.min(calls++, bodies.length - 1)]!;
+      return Promise.resolve(
+        new Response(body, { headers: { "content-type": "text/event-stream" } }),
+      );
+    },
+  });
+}
+
+const sseOf = (...events: unknown[]) =>
+  events.map((e) => `data: ${typeof e === "string" ? e : JSON.stringify(e)}\n\n`).join("");
+const chunkOf = (
+  id: string,
+  delta: Record<string, unknown>,
+  more: Record<string, unknown> = {},
+) => ({
+  id,
+  object: "chat.completion.chunk",
+  created: 1,
+  model: "m",
+  choices: [{ index: 0, delta, finish_reason: null, ...more }],
+});
+const ENCRYPTED = (data: string) => [{ type: "reasoning.encrypted", data, index: 0, format: "x" }];
+
+describe("upstream fields and the relay's own chunks, found in review", () => {
+  test("what an attempt that failed before the first delta sent goes nowhere; the answer has one id", async () => {
+    // Attempt 1: an encrypted reasoning block and no text, then the body ends (a cut: retried).
+    const first = sseOf(
+      chunkOf("gen-1", { role: "assistant", content: "", reasoning_details: ENCRYPTED("A1") }),
+    );
+    const second = sseOf(
+      chunkOf("gen-2", { role: "assistant", content: "Hi" }),
+      chunkOf("gen-2", { content: " there" }),
+      chunkOf("gen-2", {}, { finish_reason: "stop" }),
+      "[DONE]",
+    );
+    const raw = await post(relayOf([first, second]), true);
+    expect(raw).not.toContain("A1");
+    expect(new Set(chunks(raw).map((c) => c.id))).toEqual(new Set(["gen-2"]));
+    expect(chunks(raw).map((c) => c.choices?.[0]?.delta?.content ?? "").join("")).toBe("Hi there");
+  });
+
+  test("what came before the first delta goes on the first delta, not on a chunk of its own", async () => {
+    const body = sseOf(
+      chunkOf("gen-1", { role: "assistant", content: "", reasoning_details: ENCRYPTED("E1") }),
+      chunkOf("gen-1", { content: "Hi", reasoning_details: [] }),
+      chunkOf("gen-1", {}, { finish_reason: "stop" }),
+      "[DONE]",
+    );
+    const all = chunks(await post(relayOf([body]), true));
+    expect(all[0].choices[0].delta).toMatchObject({
+      role: "assistant",
+      content: "Hi",
+      reasoning_details: ENCRYPTED("E1"),
+    });
+  });
+
+  test("OpenRouter's empty reasoning_details on every chunk add no chunk", async () => {
+    const body = sseOf(
+      chunkOf("gen-1", { role: "assistant", content: "", reasoning: "", reasoning_details: [] }),
+      chunkOf("gen-1", { content: "Hi", reasoning: null, reasoning_details: [] }),
+      chunkOf("gen-1", { content: "!", reasoning: null, reasoning_details: [] }),
+      chunkOf("gen-1", {}, { finish_reason: "stop" }),
+      "[DONE]",
+    );
+    const all = chunks(await post(relayOf([body]), true));
+    // The first delta, "!", the finish: nothing else.
+    expect(all.map((c) => c.choices[0]?.delta?.content ?? c.choices[0]?.finish_reason)).toEqual([
+      "Hi",
+      "!",
+      "stop",
+    ]);
+  });
+
+  test("Gemini's extra_content on a text delta reaches a streaming caller", async () => {
+    const signature = { google: { thought_signature: "Cr0B" } };
+    const body = sseOf(
+      chunkOf("gen-1", { role: "assistant", content: "Hi", extra_content: signature }),
+      chunkOf("gen-1", {}, { finish_reason: "stop" }),
+      "[DONE]",
+    );
+    const all = chunks(await post(relayOf([body]), true));
+    expect(all[0].choices[0].delta.extra_content).toEqual(signature);
+  });
+
+  test("logprobs with keys an object inherits (constructor) are joined like any other", async () => {
+    const body = sseOf(
+      chunkOf("gen-1", { role: "assistant", content: "Hi" }, {
+        logprobs: { constructor: [1], toString: [2], content: [{ token: "Hi" }] },
+      }),
+      chunkOf("gen-1", {}, { finish_reason: "stop" }),
+      "[DONE]",
+    );
+    const completion = JSON.parse(await post(relayOf([body]), false, { logprobs: true }));
+    expect(completion.choices[0].logprobs).toEqual({ content: [{ token: "Hi" }] });
+  });
+
+  test("stream: false: an answer from a fallback of another protocol has none of the primary's logprobs", async () => {
+    const anthropic = [
+      {
+        type: "message_start",
+        message: {
+          id: "msg_1",
+          type: "message",
+          role: "assistant",
+          model: "claude",
+          content: [],
+          usage: { input_tokens: 1, output_tokens: 0 },
+        },
+      },
+      { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+      { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Bar" } },
+      { type: "content_block_stop", index: 0 },
+      { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 1 } },
+      { type: "message_stop" },
+    ].map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
+    // The primary streams a token with its logprobs, then is cut (no finish, no [DONE]).
+    const cut = sseOf(chunkOf("gen-1", { role: "assistant", content: "Foo" }, {
+      logprobs: { content: [{ token: "Foo" }] },
+    }));
+    const app = createRelay({
+      upstreams: [
+        { baseURL: "https://openai.test/v1", apiKey: "sk-up-secret-0123456789" },
+        { baseURL: "https://anthropic.test/v1", protocol: "anthropic-messages", model: "claude" },
+      ],
+      maxRetries: 0,
+      fetch: (input) =>
+        Promise.resolve(
+          new Response(String(input).includes("anthropic") ? anthropic : cut, {
+            headers: { "content-type": "text/event-stream" },
+          }),
+        ),
+    });
+    const completion = JSON.parse(await post(app, false, { logprobs: true }));
+    expect(completion.choices[0].message.content).toBe("Bar");
+    expect(completion.choices[0].logprobs).toBeNull();
+  });
+});

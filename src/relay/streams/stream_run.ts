@@ -241,9 +241,10 @@ export class StreamRun {
         if (event.type === "open") this.#begin(undefined);
         // A whole forwarded piece of the upstream's body, framed as the relay would frame it
         // (sse_response.ts writes it the same way): its own bytes are stored, not encoded again.
-        const bytes = event.type === "forwarded" && event.piece === event.text
-          ? event.bytes
-          : undefined;
+        const bytes =
+          event.type === "forwarded" && event.piece === event.text && !encoder.holdsFields
+            ? event.bytes
+            : undefined;
         const text = encoder.encode(event);
         if (text !== "") {
           this.#begin(undefined);
