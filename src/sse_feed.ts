@@ -60,7 +60,7 @@ export class SseFeed {
       // (which counts everything) has already refused whatever it would catch.
       onError: (error: ParseError) => {
         if (this.events === 0 && this.unread.length < 4096) {
-          this.unread += `${error.line?.slice(0, 4096)}\n`;
+          this.unread += `${(error.line ?? "").slice(0, 4096)}\n`;
         }
       },
     });
