@@ -1,14 +1,10 @@
 /**
  * Waits longer than a timer holds (2^31 - 1 ms, about 24.8 days): `setTimeout` fires such a
- * timer at once, so a backoff or a load limit past it must never reach one.
+ * timer at once, so a backoff past it must never reach one (a load limit past it: lazy.test.ts).
  */
 import { expect, test } from "vitest";
-import { CallControl } from "../../src/call_control.ts";
-import { ChatStream } from "../../src/chat_stream.ts";
-import { lazy } from "../../src/lazy.ts";
-import { anthropicMessages } from "../../src/protocols/anthropic_messages.ts";
-import type { Protocol } from "../../src/protocols/protocol.ts";
-import { planCall, streamChat } from "../../src/stream_chat.ts";
+import type { ChatStream } from "../../src/chat_stream.ts";
+import { streamChat } from "../../src/stream_chat.ts";
 import type { StreamEvent } from "../../src/chat_result.ts";
 import { jsonReply, useMockUpstream } from "../support/msw.ts";
 import { OK, options, rejection } from "../support/chat.ts";
@@ -46,31 +42,4 @@ test.each([
   const events = await eventsOf(stream);
   expect({ retries: events.filter((e) => e.type === "retry").length, requests: upstream.count })
     .toEqual({ retries: 0, requests: 1 });
-});
-
-test("a headersMs past the timer's range does not make a module's load time out at once", async () => {
-  let requests = 0;
-  const plan = planCall({
-    baseURL: "https://provider.invalid/v1",
-    protocol: "anthropic-messages",
-    body: { model: "m", messages: [] },
-    fetch: () => {
-      requests++;
-      return Promise.reject(new Error("sent: the decoder had loaded"));
-    },
-    maxRetries: 0,
-    timeouts: { headersMs: 3_000_000_000 },
-  });
-  // A chunk that arrives a few milliseconds later than at once (a download, a cold import);
-  // the wait stands for the network, not for synchronisation.
-  const slowLoad = lazy("the anthropic-messages decoder", async (): Promise<Protocol> => {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    return await anthropicMessages.load(new CallControl());
-  });
-  plan.targets[0]!.protocol = { ...anthropicMessages, load: slowLoad };
-  const error = await rejection(new ChatStream(plan).result);
-  expect({ message: (error as Error).message, requests }).toEqual({
-    message: expect.stringContaining("the request could not be sent"),
-    requests: 1,
-  });
 });

@@ -129,6 +129,23 @@ describe("a call whose protocol loads on first use", () => {
     expect([(error as { attempts?: number }).attempts, loads, requests()]).toEqual([2, 1, 0]);
   });
 
+  test("a headersMs past the timer's range (2^31 - 1 ms) is no limit: a load that takes a while is waited for", async () => {
+    // Found in review: such a limit armed a timer that fired at once, failing every attempt.
+    // The load stands for a chunk that arrives a few milliseconds later (the wait is the
+    // network's, not synchronisation).
+    const { stream, requests } = callWith(
+      async () => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return await anthropicMessages.load(new CallControl());
+      },
+      undefined,
+      3_000_000_000,
+    );
+    const error = await stream.result.catch((e: unknown) => e);
+    expect((error as Error).message).toContain("the request could not be sent");
+    expect(requests()).toBe(2);
+  });
+
   test("abort while the decoder loads rejects at once with InterruptedError; nothing is sent", async () => {
     let started!: () => void;
     const loading = new Promise<void>((resolve) => (started = resolve));
