@@ -97,10 +97,12 @@ export class Watchdog {
     // this timer fire late, before the data that arrived meanwhile has been read (timers run
     // before I/O): one more turn lets it count as progress before the stream is called silent.
     // Again after any progress since the last such turn (the consumer may block on every
-    // event); a silent server makes none, so it gets exactly one.
+    // event); a silent server makes none, so it gets exactly one. The turn lasts as long as
+    // the timer was late (at most the limit): after a block the timers due meanwhile all run
+    // at once, and a timer of 0 ms set among them could run with them, before any I/O.
     if (this.#gracedSince !== this.#since) {
       this.#gracedSince = this.#since;
-      return this.#schedule(0);
+      return this.#schedule(Math.min(-remaining, this.#limit));
     }
     this.#target.cancel(new TimeoutError(this.#phase, this.#limit));
   }
