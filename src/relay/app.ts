@@ -14,7 +14,7 @@ import type { StreamChatOptions } from "../chat_options.ts";
 import { createKeyCheck } from "./auth.ts";
 import { callerDrop } from "./caller_drop.ts";
 import { abortOnDisconnect } from "./caller_signal.ts";
-import { toChatCompletion } from "./chunks.ts";
+import { toChatCompletion } from "./completion.ts";
 import { UpstreamCooldowns } from "./cooldown.ts";
 import { errorResponse, methodNotAllowed, notFound, type RelayFailure } from "./error_response.ts";
 import { answerTooLarge, callOptions } from "./upstream_call.ts";

@@ -30,12 +30,12 @@
 import type { Accumulator } from "../accumulator.ts";
 import { ChatStream } from "../chat_stream.ts";
 import { EVENT_PROGRESS, type EventOutcome, type StreamDecoder } from "../protocols/protocol.ts";
-import type { EventData } from "../protocols/event_data.ts";
 import type { CallPlan } from "../retry_loop.ts";
 import { planCall } from "../stream_chat.ts";
 import type { StreamChatOptions } from "../chat_options.ts";
 import type { StreamEvent } from "../chat_result.ts";
-import type { ChunkEncoder, ForwardedEvents, UpstreamFields } from "./chunks.ts";
+import type { ChunkEncoder, ForwardedEvents } from "./chunks.ts";
+import { UPSTREAM_FIELDS, upstreamFields } from "./upstream_fields.ts";
 import type { PieceTap } from "./upstream_body.ts";
 
 /** A choice with a `delta` object: what every forwarded event must have. */
@@ -50,13 +50,6 @@ const HAS_DELTA = /"delta"\s*:\s*\{/;
  */
 const NEEDS_RELAY =
   /"(?:error"|reasoning"|tool_calls"|function_call"|annotations"|citations"|search_results"|usage"\s*:\s*[^\sn]|finish_reason"\s*:\s*[^\sn]|choices"\s*:\s*(?:\[\s*\]|[^\s[]))|"content"(?<!"logprobs"\s*:\s*\{[^{}]*"content")\s*:\s*[[{]/;
-/**
- * Fields of a decoded event the client's events do not carry (see `UpstreamFields`): the
- * choice's `logprobs` (an object, not `null`), the delta's `reasoning_details` (a list that is
- * not empty: OpenRouter sends `[]` on every chunk) and `extra_content`.
- */
-const UPSTREAM_FIELDS =
-  /"(?:logprobs"\s*:\s*\{|reasoning_details"\s*:\s*\[\s*[^\s\]]|extra_content")/;
 /**
  * A key written with a `\u` escape, which could spell one of the names above unseen. No JSON
  * encoder escapes the ASCII letters of a key; a hostile upstream might. Looked for only when the
@@ -184,36 +177,6 @@ class ForwardingDecoder implements StreamDecoder {
   endedCleanly(): boolean {
     return this.#inner.endedCleanly();
   }
-}
-
-/**
- * What of an event's choice 0 a relay-written chunk must keep (see `UpstreamFields`), or
- * `undefined` when it holds nothing (or is not JSON: the decoder says what is wrong with it).
- * Not a public event: only the relay, which encodes it, iterates this stream.
- */
-function upstreamFields(data: string): UpstreamFields | undefined {
-  let choice: EventData;
-  try {
-    choice = JSON.parse(data)?.choices?.[0];
-  } catch {
-    return undefined;
-  }
-  const logprobs = choice?.logprobs;
-  const details = choice?.delta?.reasoning_details;
-  const extra = choice?.delta?.extra_content ?? undefined;
-  const fields: UpstreamFields = {
-    type: "upstream-fields",
-    logprobs: hasEntries(logprobs?.content) || hasEntries(logprobs?.refusal) ? logprobs : undefined,
-    details: hasEntries(details) ? details : undefined,
-    extra,
-  };
-  return fields.logprobs === undefined && fields.details === undefined && extra === undefined
-    ? undefined
-    : fields;
-}
-
-function hasEntries(value: unknown): value is unknown[] {
-  return Array.isArray(value) && value.length > 0;
 }
 
 /**

@@ -10,9 +10,7 @@
 import type { CallPlan } from "../retry_loop.ts";
 import type { EventOutcome, StreamDecoder } from "../protocols/protocol.ts";
 import { wrapOpenAIChatDecoders } from "./forward.ts";
-
-/** An event whose choice carries logprobs (an object, not `null`). */
-const HAS_LOGPROBS = /"logprobs"\s*:\s*\{/;
+import { joinLogprobs, UPSTREAM_FIELDS, upstreamFields } from "./upstream_fields.ts";
 
 /**
  * The logprobs of the attempt that answered, per list (`content`, `refusal`), in order.
@@ -43,31 +41,6 @@ export function collectLogprobs(plan: CallPlan, tap: LogprobsTap): void {
   wrapOpenAIChatDecoders(plan, (decoder) => new LogprobsDecoder(decoder, tap));
 }
 
-/**
- * `logprobs`' lists (`content`, `refusal`) appended to those of `into`, in order; other keys
- * are left out (a list is all a caller can join).
- *
- * @example
- * ```ts
- * joinLogprobs({ content: [a] }, { content: [b], refusal: null }); // { content: [a, b] }
- * ```
- */
-export function joinLogprobs(
-  into: Record<string, unknown>,
-  logprobs: Record<string, unknown>,
-): Record<string, unknown> {
-  for (const key of LISTS) {
-    const list = logprobs[key];
-    if (Array.isArray(list)) {
-      const joined = (into[key] ??= []) as unknown[];
-      for (const entry of list) joined.push(entry);
-    }
-  }
-  return into;
-}
-
-const LISTS = ["content", "refusal"] as const;
-
 class LogprobsDecoder implements StreamDecoder {
   #inner: StreamDecoder;
   #tap: LogprobsTap;
@@ -81,12 +54,8 @@ class LogprobsDecoder implements StreamDecoder {
   onEvent(event: string | undefined, data: string): EventOutcome {
     // Decoded first: what is wrong with an event, the decoder says.
     const outcome = this.#inner.onEvent(event, data);
-    if (HAS_LOGPROBS.test(data)) {
-      const logprobs = JSON.parse(data)?.choices?.[0]?.logprobs;
-      if (typeof logprobs === "object" && logprobs !== null) {
-        this.#tap.lists = joinLogprobs(this.#tap.lists ?? {}, logprobs);
-      }
-    }
+    const logprobs = UPSTREAM_FIELDS.test(data) ? upstreamFields(data)?.logprobs : undefined;
+    if (logprobs !== undefined) this.#tap.lists = joinLogprobs(this.#tap.lists ?? {}, logprobs);
     return outcome;
   }
 

@@ -239,12 +239,9 @@ export class StreamRun {
         const started = encoder.started;
         if (!started) this.#label.note(event);
         if (event.type === "open") this.#begin(undefined);
-        // A whole forwarded piece of the upstream's body, framed as the relay would frame it
-        // (sse_response.ts writes it the same way): its own bytes are stored, not encoded again.
-        const bytes =
-          event.type === "forwarded" && event.piece === event.text && !encoder.holdsFields
-            ? event.bytes
-            : undefined;
+        // A whole forwarded piece that may go out as it came (sse_response.ts writes it the
+        // same way): its own bytes are stored, not encoded again.
+        const bytes = encoder.takeBytes(event);
         const text = encoder.encode(event);
         if (text !== "") {
           this.#begin(undefined);

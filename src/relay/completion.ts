@@ -1,0 +1,82 @@
+/**
+ * A finished answer as one OpenAI `chat.completion` (what a `stream: false` caller gets),
+ * whatever protocol the upstream speaks: the same shapes as the chunks of chunks.ts.
+ *
+ * @module
+ */
+
+import type { ChatResult } from "../chat_result.ts";
+import { callId, toAnnotations, toOpenAIUsage } from "./chunks.ts";
+
+/**
+ * A `chat.completion` object (OpenAI's non-streaming answer).
+ *
+ * @example
+ * ```ts
+ * const text = (completion.choices[0]?.message.content ?? "") as string;
+ * ```
+ */
+export interface ChatCompletion {
+  id: string;
+  object: "chat.completion";
+  created: number;
+  model: string;
+  choices: Array<
+    {
+      index: number;
+      message: Record<string, unknown>;
+      /** `null`, or (an `openai-chat` upstream asked for them) the answer's `logprobs`. */
+      logprobs: unknown;
+      finish_reason: string;
+    }
+  >;
+  usage?: Record<string, unknown>;
+}
+
+/**
+ * One `chat.completion` object assembled from a finished stream.
+ *
+ * @example
+ * ```ts
+ * const completion = toChatCompletion(result, "chatcmpl-1", "demo");
+ * completion.choices[0].message.content;
+ * ```
+ */
+export function toChatCompletion(
+  result: ChatResult,
+  id: string,
+  model: string,
+): ChatCompletion {
+  const message: Record<string, unknown> = {
+    role: "assistant",
+    content: result.content === "" && result.toolCalls.length > 0 ? null : result.content,
+    refusal: result.refusal ?? null,
+  };
+  if (result.reasoning !== "") message.reasoning_content = result.reasoning;
+  // OpenRouter's reasoning blocks, merged, as the provider's own message has them.
+  const details = (result.output as { reasoning_details?: unknown } | undefined)
+    ?.reasoning_details;
+  if (details !== undefined) message.reasoning_details = details;
+  const annotations = toAnnotations(result.citations);
+  if (annotations !== undefined) message.annotations = annotations;
+  if (result.toolCalls.length > 0) {
+    message.tool_calls = result.toolCalls.map((call, index) => {
+      const entry: Record<string, unknown> = {
+        id: call.id || callId(index),
+        type: "function",
+        function: { name: call.name || (call.type ?? ""), arguments: call.arguments },
+      };
+      if (call.extra !== undefined) entry.extra_content = call.extra;
+      return entry;
+    });
+  }
+  const completion: ChatCompletion = {
+    id,
+    object: "chat.completion",
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, message, logprobs: null, finish_reason: result.finishReason }],
+  };
+  if (result.usage !== undefined) completion.usage = toOpenAIUsage(result.usage);
+  return completion;
+}
