@@ -1,11 +1,13 @@
 /**
  * What the client reads off a response besides its stream: the headers as a plain record,
- * the rate-limit headers, and an error reported in a `200` JSON body.
+ * the rate-limit headers, an error reported in a `200` JSON body, and what a body that is not
+ * an event stream was.
  *
  * @module
  */
 
-import { APIStatusError } from "./error_classes.ts";
+import { APIStatusError, StreamProtocolError } from "./error_classes.ts";
+import { malformedMessage } from "./error_messages.ts";
 import type { Protocol } from "./protocols/protocol.ts";
 
 /**
@@ -59,4 +61,28 @@ export function headersToRecord(headers: Headers): Record<string, string> {
     record[name] = value;
   });
   return record;
+}
+
+/**
+ * What a body that should have been an event stream and is not was (`what` says what came
+ * instead): the error it reports, else a `StreamProtocolError` quoting it.
+ *
+ * @example
+ * ```ts
+ * throw notAStream("<html>…", 200, headers, protocol, "text/html, not an event stream");
+ * ```
+ */
+export function notAStream(
+  body: unknown,
+  status: number,
+  headers: Record<string, string>,
+  protocol: Protocol,
+  what: string,
+): Error {
+  return errorInBody(body, status, headers, protocol) ?? new StreamProtocolError(
+    malformedMessage(
+      `the server answered HTTP ${status} with ${what}`,
+      typeof body === "string" ? body : JSON.stringify(body),
+    ),
+  );
 }

@@ -16,6 +16,8 @@ import { ConnectionError, StreamProtocolError } from "./error_classes.ts";
 import { isStopstreamError, isStreamProtocolError } from "./error_guards.ts";
 import { EVENT_KEEPALIVE, EVENT_TERMINAL, type StreamDecoder } from "./protocols/protocol.ts";
 
+/** How a JSON or HTML body begins (after blanks). */
+const BODY_START = /^\s*[[{<]/;
 const LF = 10;
 const CR = 13;
 /**
@@ -40,11 +42,8 @@ export class SseFeed {
   events = 0;
   /** The `id:` of the last event decoded, `undefined` when it had none: where a resume starts. */
   lastEventId: string | undefined = undefined;
-  /**
-   * Lines that are not SSE, kept (up to 4 KiB) while no event has come: a body of them only
-   * (an error object or an HTML page labelled as an event stream) is told for what it is.
-   */
-  unread = "";
+  /** Lines that are not SSE, kept (up to 4 KiB) while no event has come: see `strayBody`. */
+  #unread = "";
   #parser;
   #budget: EventBudget;
   /** Set by {@linkcode SseFeed.reconnect}: sees the first event of the new connection. */
@@ -59,8 +58,8 @@ export class SseFeed {
       // own `maxBufferSize` is not used: it counts only data characters, and the budget below
       // (which counts everything) has already refused whatever it would catch.
       onError: (error: ParseError) => {
-        if (this.events === 0 && this.unread.length < 4096) {
-          this.unread += `${(error.line ?? "").slice(0, 4096)}\n`;
+        if (this.events === 0 && this.#unread.length < 4096) {
+          this.#unread += `${(error.line ?? "").slice(0, 4096)}\n`;
         }
       },
     });
@@ -73,6 +72,15 @@ export class SseFeed {
     this.#budget.measure(text);
     this.decoder.onText?.(text);
     this.#parser.feed(text);
+  }
+
+  /**
+   * What the body held instead of events, if it held none and what it held begins as a JSON or
+   * HTML body does (an error object without `data:`, a page); `undefined` otherwise: an unknown
+   * field and then the end may still be a cut connection.
+   */
+  strayBody(): string | undefined {
+    return this.events === 0 && BODY_START.test(this.#unread) ? this.#unread : undefined;
   }
 
   /** Flushes a final event that the server did not terminate with a blank line. */

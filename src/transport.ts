@@ -8,14 +8,14 @@
 
 import type { Accumulator } from "./accumulator.ts";
 import { type CallControl, type Cancellable, noop } from "./call_control.ts";
-import { CONNECTION_LOST, malformedMessage } from "./error_messages.ts";
-import { APIStatusError, ConnectionError, StreamProtocolError } from "./error_classes.ts";
+import { CONNECTION_LOST } from "./error_messages.ts";
+import { APIStatusError, ConnectionError } from "./error_classes.ts";
 import { isRedirectError } from "./error_guards.ts";
 import type { Protocol, ProtocolRequest } from "./protocols/protocol.ts";
 import { credentialsOf, redactError } from "./redact.ts";
 import { fetchFollowing } from "./redirects.ts";
 import { parseOr } from "./protocols/output.ts";
-import { errorInBody, headersToRecord } from "./response.ts";
+import { headersToRecord, notAStream } from "./response.ts";
 import { SseFeed } from "./sse_feed.ts";
 import type { StreamEvent } from "./chat_result.ts";
 import { type AttemptTimeouts, Watchdog } from "./watchdog.ts";
@@ -251,12 +251,11 @@ export class Attempt implements Cancellable {
       }
       feed.end(text.decode());
       if (!feed.terminal && !feed.decoder.endedCleanly()) {
-        // No event at all, only lines that are not SSE and begin as a JSON or HTML body does:
-        // what the server sent instead of a stream, not a cut connection (retrying it would get
-        // the same). An unknown field and then the end may still be a cut: retried as one.
-        if (feed.events === 0 && BODY_START.test(feed.unread)) {
-          const { unread } = feed;
-          throw notAStream(parseOr(unread, unread), response.status, headers, protocol, NO_EVENT);
+        // No event at all, only a body that is not SSE: what the server sent instead of a
+        // stream, not a cut connection (retrying it would get the same).
+        const stray = feed.strayBody();
+        if (stray !== undefined) {
+          throw notAStream(parseOr(stray, stray), response.status, headers, protocol, "no event");
         }
         throw new ConnectionError(CONNECTION_LOST);
       }
@@ -265,31 +264,6 @@ export class Attempt implements Cancellable {
       else reader.cancel().catch(noop);
     }
   }
-}
-
-/** How a JSON or HTML body begins (after blanks). */
-const BODY_START = /^\s*[[{<]/;
-
-/** What an event stream of no event but lines that are not SSE (an error, a page) was. */
-const NO_EVENT = "no event";
-
-/**
- * What a body that is not an event stream was: the error it reports, else a
- * `StreamProtocolError` quoting it.
- */
-function notAStream(
-  body: unknown,
-  status: number,
-  headers: Record<string, string>,
-  protocol: Protocol,
-  what: string,
-): Error {
-  return errorInBody(body, status, headers, protocol) ?? new StreamProtocolError(
-    malformedMessage(
-      `the server answered HTTP ${status} with ${what}`,
-      typeof body === "string" ? body : JSON.stringify(body),
-    ),
-  );
 }
 
 /** How long a finished body may take to end by itself before it is cancelled. */
