@@ -18,6 +18,7 @@ import {
 } from "../../src/index.ts";
 import { CONNECTION_LOST } from "../../src/error_messages.ts";
 import { describeFailure } from "../../src/relay/describe_failure.ts";
+import { createRelay } from "../../src/relay/app.ts";
 import type { ChatResult } from "../../src/chat_result.ts";
 import { jsonReply, networkError, sseReply, textReply, useMockUpstream } from "../support/msw.ts";
 import { chunk, sse } from "../support/sse.ts";
@@ -183,6 +184,34 @@ describe("the client's errors", () => {
 });
 
 describe("the relay's errors: its own sentence, never the client's chain", () => {
+  test("an upstream silent past the timeout before it answered: HTTP 504, the relay's sentence", async () => {
+    let requests = 0;
+    const app = createRelay({
+      upstreams: [{ baseURL: "https://silent.test/v1" }],
+      maxRetries: 0,
+      timeouts: { headersMs: 50 },
+      // Headers never come; the call's own timeout aborts the request.
+      fetch: (_input, init) => {
+        requests++;
+        return new Promise((_, reject) =>
+          init?.signal?.addEventListener("abort", () => reject(init.signal!.reason))
+        );
+      },
+    });
+    const response = await app.request("/v1/chat/completions", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ stream: true, messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(response.status).toBe(504);
+    expect(requests).toBe(1);
+    const { error } = await response.json();
+    expect(error).toMatchObject({
+      message: "The upstream sent no response within 50 ms; try again later.",
+      code: "upstream_timeout",
+    });
+  });
+
   test.each<[string, unknown, string, string | null]>([
     [
       "a connection failure",

@@ -71,4 +71,10 @@ describe("package.json and deno.json", () => {
     expect(npm.dependencies).not.toHaveProperty("hono");
     expect(npm.sideEffects).toBe(false);
   });
+
+  test("eventsource-parser is the only runtime dependency (the README's promise)", () => {
+    expect(Object.keys(npm.dependencies)).toEqual(["eventsource-parser"]);
+    expect(npm).not.toHaveProperty("optionalDependencies");
+    expect(Object.keys(npm.peerDependencies)).toEqual(["hono"]);
+  });
 });

@@ -355,3 +355,40 @@ describe("the limit and the ids of what the relay holds", () => {
     expect(streamed).toContain('"tool_calls":[{"index":0,"id":"call_0","type":"function"');
   });
 });
+
+describe("the cors option", () => {
+  const ALLOWED = "https://app.example.com";
+  const OTHER = "https://other.example.com";
+  const ask = (app: ReturnType<typeof createRelay>, origin: string, method = "GET") =>
+    app.request("/healthz", {
+      method,
+      headers: {
+        origin,
+        ...(method === "OPTIONS" ? { "access-control-request-method": "POST" } : {}),
+      },
+    });
+
+  test.each([["a string", ALLOWED], ["a list", [OTHER.replace("other", "third"), ALLOWED]]])(
+    "{ origin: %s } allows that origin only, preflight included",
+    async (_form, origin) => {
+      const app = createRelay({ cors: { origin } });
+      for (const method of ["GET", "OPTIONS"]) {
+        const allowed = await ask(app, ALLOWED, method);
+        expect(allowed.headers.get("access-control-allow-origin"), method).toBe(ALLOWED);
+        const other = await ask(app, OTHER, method);
+        expect(other.headers.get("access-control-allow-origin"), method).toBeNull();
+      }
+      // What a browser app reads of the answer: which upstream answered, and its attempts.
+      expect((await ask(app, ALLOWED)).headers.get("access-control-expose-headers")).toContain(
+        "x-stopstream-upstream",
+      );
+    },
+  );
+
+  test("by default no origin is allowed; true allows any", async () => {
+    const closed = await ask(createRelay(), OTHER);
+    expect(closed.headers.get("access-control-allow-origin")).toBeNull();
+    const open = await ask(createRelay({ cors: true }), OTHER);
+    expect(open.headers.get("access-control-allow-origin")).toBe("*");
+  });
+});

@@ -107,3 +107,60 @@ describe("a non-streaming request through the relay gives the same message", () 
     expect(message.refusal ?? null).toBe(want.refusal ?? null);
   });
 });
+
+/** A chunk's choice, as much of it as is read here. */
+interface Choice {
+  delta?: Record<string, unknown>;
+  finish_reason?: string | null;
+}
+
+/** The relay's chunks for the recording `name`, streamed, as parsed JSON (`[DONE]` left out). */
+async function relayChunks(name: string, protocol: ProtocolName) {
+  const app = createRelay({
+    upstreams: [{ baseURL: "https://upstream.test/v1", apiKey: "sk-up", protocol, model: "up" }],
+    fetch: () => Promise.resolve(sse(name)),
+    maxRetries: 0,
+  });
+  const response = await app.request("/v1/chat/completions", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ ...request, stream: true }),
+  });
+  return (await response.text()).split("\n\n").filter((e) => e.startsWith("data: {"))
+    .map((e) => JSON.parse(e.slice(6)) as { choices: Choice[] });
+}
+
+// docs/relay.md: cited sources come out on the delta just before the finish chunk, and so does
+// a refusal, whole (unless an openai-chat upstream sent it after the answer began, which none of
+// the recordings does: their refusals are the whole answer).
+const placed = (await Promise.all(answered.map(async (c) => {
+  const result = await direct(c.name, c.protocol);
+  return { ...c, annotations: expectedAnnotations(result), refusal: result.refusal || undefined };
+}))).filter((c) => c.annotations !== undefined || c.refusal !== undefined);
+
+describe("where the relay puts citations and a refusal in the stream", () => {
+  test("several recordings have cited sources, and some a refusal", () => {
+    expect(placed.filter((c) => c.annotations !== undefined).length).toBeGreaterThan(2);
+    expect(placed.filter((c) => c.refusal !== undefined).length).toBeGreaterThan(0);
+  });
+
+  test.each(placed)("$name", async ({ name, protocol, annotations, refusal }) => {
+    const choices = (await relayChunks(name, protocol)).map((c) => c.choices[0]);
+    const finish = choices.findIndex((c) => c?.finish_reason);
+    expect(finish).toBeGreaterThan(0);
+    const before = choices.slice(0, finish);
+    const where = (key: string) => before.flatMap((c, i) => c?.delta?.[key] ? [i] : []);
+    // Each comes once, whole, on the deltas right before the finish chunk, and nowhere else.
+    const at = [...where("annotations"), ...where("refusal")].sort((a, b) => a - b);
+    expect(at.at(-1)).toBe(finish - 1);
+    expect(at[0]).toBeGreaterThanOrEqual(finish - at.length);
+    if (annotations !== undefined) {
+      expect(where("annotations")).toHaveLength(1);
+      expect(before[where("annotations")[0]!]!.delta!.annotations).toEqual(annotations);
+    }
+    if (refusal !== undefined) {
+      expect(where("refusal")).toHaveLength(1);
+      expect(before[where("refusal")[0]!]!.delta!.refusal).toBe(refusal);
+    }
+  });
+});

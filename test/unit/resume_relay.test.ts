@@ -349,6 +349,17 @@ describe("what a resume cannot continue ends as a partial stream, never with a d
     expect(again.connections).toHaveLength(2);
   });
 
+  test("a resume answered 404 or 410 with nothing delivered yet: a new request, the whole answer", async () => {
+    for (const status of [404, 410]) {
+      const server = await serve(TEXT, [{ endAt: 0 }, { status }]);
+      const { events, result } = await collect(streamChat(options(server)));
+      expect(result?.content, String(status)).toBe(WORDS.join(""));
+      expect(server.connections.map((c) => c.method)).toEqual(["POST", "GET", "POST"]);
+      // Each text event once: nothing of the first request had reached the caller.
+      expect(ofType(events, "text").map((e) => e.text).join("")).toBe(WORDS.join(""));
+    }
+  });
+
   test("the stream's own error event (cancelled elsewhere) ends it, and is not resumed", async () => {
     const events = [...TEXT.slice(0, 6), CANCELLED];
     const server = await serve(events, [{ endAt: 3 }]);

@@ -114,4 +114,33 @@ describe.each(CASES)("stopping $name", (c) => {
     expect(await server.connections[0]!.closed).toBe("aborted");
     await expectOneCancel(server, 1);
   });
+
+  test(
+    "a cancel the server never answers is given up after 5 s, and the call does not wait for it",
+    async () => {
+      const server = await serve([{ stallAt: c.after }]);
+      let cancelSignal: AbortSignal | undefined;
+      let onCancel!: () => void;
+      const cancelSent = new Promise<void>((resolve) => (onCancel = resolve));
+      const fetchFn = (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+        if (!String(input).endsWith("/cancel")) return fetch(input, init);
+        cancelSignal = init?.signal ?? undefined;
+        onCancel();
+        return new Promise(() => {}); // no answer, ever
+      };
+      const stream = streamChat(options(server, { fetch: fetchFn as typeof fetch }));
+      for await (const event of stream) if (event.type === "text") break;
+      expect(await settlesNow(stream.result)).toEqual({ rejected: expect.any(InterruptedError) });
+      await cancelSent;
+      const sentAt = performance.now();
+      const signal = cancelSignal!;
+      expect(signal.aborted).toBe(false);
+      await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+      const waited = performance.now() - sentAt;
+      expect((signal.reason as DOMException).name).toBe("TimeoutError");
+      expect(waited).toBeGreaterThan(4_500);
+      expect(waited).toBeLessThan(9_000);
+    },
+    15_000,
+  );
 });

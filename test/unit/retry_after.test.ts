@@ -67,6 +67,26 @@ describe("Retry-After is parsed strictly", () => {
     );
   });
 
+  // docs/retries.md: lenient where the date is unambiguous either way, and only there.
+  test.each([
+    ["a day's name that is not the date's", "Mon, 15 Jan 2026 12:00:05 GMT"],
+    ["IMF-fixdate with RFC 850's dashes", "Thu, 15-Jan-2026 12:00:05 GMT"],
+    ["RFC 850 with spaces and a four-digit year", "Thursday, 15 Jan 2026 12:00:05 GMT"],
+    ["IMF-fixdate with a two-digit year", "Thu, 15 Jan 26 12:00:05 GMT"],
+    ["separators mixed within one date", "Thu, 15-Jan 2026 12:00:05 GMT"],
+  ])("accepted, leniently: %s", (_case, value) => {
+    expect(parseHTTPDate(value, NOW)).toBe(NOW + 5000);
+  });
+
+  test.each([
+    ["a year both before the time and at the end", "Thu, 15 Jan 2026 12:00:05 2026"],
+    ["asctime with GMT", "Thu Jan 15 12:00:05 GMT"],
+    ["a three-digit year", "Thu, 15 Jan 026 12:00:05 GMT"],
+    ["no day's name", "15 Jan 2026 12:00:05 GMT"],
+  ])("refused even so: %s", (_case, value) => {
+    expect(parseHTTPDate(value, NOW)).toBeUndefined();
+  });
+
   test("a malformed Date header falls back to the local clock", () => {
     const headers = { "retry-after": "Thu, 15 Jan 2026 12:00:05 GMT", date: "yesterday" };
     expect(retryAfterMs(headers, NOW)).toBe(5000);

@@ -349,6 +349,27 @@ describe("resumes draw on the budget", () => {
 });
 
 describe("the retryBudget option", () => {
+  test("a budget another copy of stopstream made is drawn from: checked by shape", async () => {
+    // Not made by this copy's createRetryBudget: checked by shape, so it is drawn from.
+    const seen: string[] = [];
+    let allow = 1;
+    const foreign: RetryBudget = {
+      deposit: () => void seen.push("deposit"),
+      tryWithdraw: () => (seen.push("withdraw"), allow-- > 0),
+      get balance() {
+        return Math.max(0, allow);
+      },
+    };
+    const up = upstream();
+    const { result, error } = await collect(streamChat(call(up.fetch, foreign, { maxRetries: 5 })));
+    expect(result).toBeUndefined();
+    expect(error).toBeInstanceOf(APIStatusError);
+    expect((error as APIStatusError).status).toBe(503);
+    // One retry allowed, then the empty budget ends the call with the last error.
+    expect(up.count).toBe(2);
+    expect(seen).toEqual(["deposit", "withdraw", "withdraw"]);
+  });
+
   test("something that is not a budget is a TypeError", () => {
     expect(() =>
       streamChat({ baseURL: PRIMARY, body: BODY, retryBudget: {} as unknown as RetryBudget })

@@ -20,6 +20,7 @@ import {
   streamStub,
   withoutComments,
 } from "./stream_helpers.ts";
+import { chatBody, postChat } from "./helpers.ts";
 
 function errorOf(data: string): { message: string; type: string; code: string } {
   return (JSON.parse(data) as { error: { message: string; type: string; code: string } }).error;
@@ -222,20 +223,37 @@ describe("auth", () => {
     expect(JSON.stringify(rows)).not.toContain("key-alpha-1");
   });
 
-  it("no upstream key reaches the object's storage", async () => {
+  it("no upstream key and no request body reach the object's storage", async () => {
     const secret = "sk-upstream-secret-0123456789";
+    // The demo echoes the last user message; the system prompt is the body's alone.
+    const systemPrompt = "a-private-system-prompt-93af";
     const { app } = streamsRelay("", {}, { apiKey: secret });
-    const response = await startResumable(app);
+    const response = await postChat(
+      app,
+      chatBody({
+        stream: true,
+        messages: [{ role: "system", content: systemPrompt }, { role: "user", content: "hi" }],
+      }),
+      { headers: { "x-stopstream-resumable": "true" } },
+    );
     const id = response.headers.get("x-stopstream-stream-id")!;
-    await response.text();
-    const stored = await runInDurableObject(streamStub(id), (_, state) => {
+    expect(await response.text()).toContain("data: [DONE]");
+    // Every row of every table (blobs decoded), and the key-value storage.
+    const stored = await runInDurableObject(streamStub(id), async (_, state) => {
       const decoder = new TextDecoder();
-      const batches = state.storage.sql.exec("SELECT * FROM batches").toArray()
-        .map((row: Record<string, unknown>) => decoder.decode(row.data as ArrayBuffer));
-      return JSON.stringify([state.storage.sql.exec("SELECT * FROM stream").toArray(), batches]);
+      const tables = state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table'")
+        .toArray().map((row) => String(row.name)).filter((name) => !name.startsWith("_cf"));
+      const rows = tables.flatMap((name) =>
+        state.storage.sql.exec(`SELECT * FROM "${name}"`).toArray().map((row) =>
+          Object.values(row).map((v) => v instanceof ArrayBuffer ? decoder.decode(v) : v)
+        )
+      );
+      return JSON.stringify([tables, rows, [...(await state.storage.list())]]);
     });
+    expect(stored).toContain('"batches"');
     expect(stored).toContain("chat.completion.chunk");
     expect(stored).not.toContain(secret);
+    expect(stored).not.toContain(systemPrompt);
   });
 });
 
