@@ -2,11 +2,12 @@
  * The resumable stream's event log (src/relay/streams/event_log.ts) on a store that counts what
  * it is asked: events numbered from 1 without gaps across batches, nothing visible before its
  * sync, and readers at the live edge served from memory while a reader far behind reads the
- * stored rows; and a reader of it (`readEvents`) that is slow but steady is never ended. The
+ * stored rows; a reader of it (`readEvents`) that is slow but steady is never ended; writes
+ * batched as docs/relay.md says; progress comments kept in memory only. The
  * Durable Object's own storage is exercised by test/workers/streams*.test.ts.
  */
 
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { EventLog } from "../../src/relay/streams/event_log.ts";
 import { readEvents } from "../../src/relay/streams/reader.ts";
 import { type Batch, StreamStore } from "../../src/relay/streams/stream_store.ts";
@@ -165,5 +166,61 @@ describe("readEvents", () => {
     expect(reads).toBeGreaterThan(8); // well past the four intervals of the rule
     expect(text.match(/^id: \d+$/gm)?.length).toBe(log.lastVisible);
     expect(text.endsWith("data: [DONE]\n\n")).toBe(true);
+  });
+});
+
+// docs/relay.md: the first event after a quiet spell is written at once, later ones gathered for
+// up to 50 ms or 64 KiB. The clock and the timers are fake: the test says when time passes.
+describe("EventLog batches its writes", () => {
+  it("writes the first event after a quiet spell at once, then gathers for 50 ms or 64 KiB", () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    try {
+      const store = new CountingStore();
+      const log = new EventLog(store, 1 << 24, 1);
+      const send = (text: string): void => {
+        log.append(text);
+        log.flushSoon(); // what the stream does when the upstream has nothing more parsed
+      };
+      send(event(1));
+      expect(store.rows.map((b) => b.last)).toEqual([1]);
+      vi.advanceTimersByTime(10);
+      send(event(2));
+      send(event(3));
+      vi.advanceTimersByTime(39); // 49 ms after the first write
+      expect(store.rows.map((b) => b.last)).toEqual([1]);
+      vi.advanceTimersByTime(1);
+      expect(store.rows.map((b) => b.last)).toEqual([1, 3]);
+      // Quiet for longer than the window: at once again.
+      vi.advanceTimersByTime(200);
+      send(event(4));
+      expect(store.rows.map((b) => b.last)).toEqual([1, 3, 4]);
+      // 64 KiB waiting goes without waiting out the window.
+      vi.advanceTimersByTime(5);
+      log.append(`data: "${"x".repeat(64 * 1024)}"\n\n`);
+      expect(store.rows.map((b) => b.last)).toEqual([1, 3, 4, 5]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe("EventLog progress comments", () => {
+  it("are kept in memory for readers, never stored, and only those made before the first event", async () => {
+    const store = new CountingStore();
+    const log = new EventLog(store, 1 << 20, 1);
+    let woken = 0;
+    log.subscribe(() => woken++);
+    log.note(": retry 1\n\n");
+    expect(log.notes).toBe(": retry 1\n\n");
+    expect(woken).toBe(1); // a reader waiting for the first event gets it at once
+    log.append(event(1));
+    log.note(": resume\n\n"); // after the first event: a reader who resumes gets events only
+    expect(log.notes).toBe(": retry 1\n\n");
+    const closed = log.close(event(2));
+    await store.sync();
+    await closed;
+    const stored = store.rows.map((b) => decode(b.data)).join("");
+    expect(eventsOf(stored).map(([id]) => id)).toEqual([1, 2]);
+    expect(stored).not.toMatch(/retry|resume/);
   });
 });
