@@ -18,6 +18,7 @@ import { type ChunkEncoder, DONE_EVENT, type RelayEvent } from "./chunks.ts";
 import { COMMIT, commitTiming, raceCommit } from "./commit.ts";
 import { describeFailure } from "./describe_failure.ts";
 import { errorBody, errorResponse, type RelayFailure } from "./error_response.ts";
+import { bodyPipe } from "./body_pipe.ts";
 import { AnswerLabel } from "./progress.ts";
 
 /**
@@ -51,14 +52,6 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
   "cache-control": "no-cache, no-transform",
   "x-accel-buffering": "no",
 };
-/**
- * How much of the answer may wait, written, for the caller's socket. With nothing (a high-water
- * mark of 0) every upstream read waited for the previous write to go out, and a 100k-delta
- * stream took twice the control Worker's time; with this, reading and writing overlap. Still
- * bounded: a slow caller holds the upstream back (the relay pulls again only below this mark,
- * and one pull writes at most one upstream piece, so at most twice this waits).
- */
-const WRITE_AHEAD_BYTES = 64 * 1024;
 /**
  * Keep-alive intervals a caller may take nothing of what waits for it before the relay gives up
  * on it (60 s by default): its streaming answer is stopped, a resumable stream's reader ended.
@@ -151,133 +144,144 @@ function streamBody(
   label: AnswerLabel,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  // A caller may go away before the first pull awaits this; its rejection is expected then.
+  // A caller may go away before the loop awaits this; its rejection is expected then.
   firstPending?.catch(noop);
   let pending = firstPending;
   let lastWrite = 0;
   /**
-   * Pulls so far, and when the caller last took anything: a pull, room in the queue, or any
-   * change of the queue's size between ticks (only pulls and writes with room add to it, so any
-   * other change is a read; one pull may leave a whole upstream piece above the mark).
+   * Writes the caller has taken so far, and when it last took anything: a taken write, room in
+   * the pipe, or any change of what waits in it between ticks.
    */
-  let pulls = 0;
-  let seenPulls = 0;
+  let takes = 0;
+  let seenTakes = 0;
   let seenSize = 0;
   let taken = Date.now();
   let closed = false;
   let keepAlive: ReturnType<typeof setInterval> | undefined;
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const { body, writer } = bodyPipe();
+  const onTaken = (): void => void takes++;
   const write = (bytes: Uint8Array): void => {
     lastWrite = Date.now();
-    controller.enqueue(bytes);
+    writer.write(bytes).then(onTaken, noop);
   };
   const send = (text: string): void => write(encoder.encode(text));
   const close = (): void => {
     if (closed) return;
     closed = true;
     clearInterval(keepAlive);
-    controller.close();
+    writer.close().catch(noop);
   };
   /** Stops the upstream call: for the cooldown a caller's abort, never the upstream's failure. */
   const stopCall = (reason: unknown): void => {
     call.abort.abort(reason);
     void iterator.return?.();
   };
+  // The caller disconnected (the body cancelled): stop the upstream at once; the stream ends as
+  // interrupted.
+  writer.closed.catch((reason: unknown) => {
+    if (closed) return;
+    closed = true;
+    clearInterval(keepAlive);
+    stopCall(reason ?? new Error("the caller closed the stream"));
+  });
   const stalled = (): void => {
     // Queued behind what it has not read: a caller who comes back reads why the answer ends.
     send(`data: ${JSON.stringify(errorBody(callerStalled(call.keepAliveMs)))}\n\n`);
     close();
     stopCall(new Error("the caller took nothing of the answer"));
   };
-  return new ReadableStream<Uint8Array>({
-    start(c) {
-      controller = c;
-      // Committed without content (an upstream 200, or keepAliveMs of waiting): a comment
-      // flushes the headers through proxies at once.
-      send(buffered === "" && !ended ? KEEP_ALIVE : buffered);
-      if (ended) {
-        send(DONE_EVENT);
+  /**
+   * Writes the events the client has already parsed (one network chunk's worth) as one write: a
+   * write per token costs workerd a syscall and an HTTP chunk each. Resolves once it wrote.
+   */
+  const writeNext = async (): Promise<void> => {
+    let out = "";
+    for (;;) {
+      let step: IteratorResult<RelayEvent>;
+      try {
+        step = await (pending ?? iterator.next());
+      } catch (error) {
+        // A caller that went away reads nothing more; anyone else learns the answer is cut.
+        if (!isInterruptedError(error) && !closed) {
+          out += `data: ${JSON.stringify(errorBody(describeFailure(error, call.secrets)))}\n\n`;
+          send(out);
+        }
         return close();
       }
-      // One interval, not a timer per chunk. Until the answer begins every tick writes (the
-      // caller waits: a write is how a Worker notices it left); after, a tick every quarter of
-      // keepAliveMs keeps silences within 1.25 × keepAliveMs (any write is as good as a
-      // keep-alive), and 300 streams no longer wake the isolate 750 times a second for nothing.
-      const { keepAliveMs } = call;
-      const quiet = Math.max(1, keepAliveMs / 4);
-      let tick = Math.min(commitTiming(keepAliveMs).probeMs, quiet);
-      const onTick = (): void => {
-        if (closed) return;
-        // A full queue means the caller has not taken what it was given: a comment would only
-        // queue behind it (and never reach a socket to find out whether the caller is there).
-        const size = controller.desiredSize ?? 0;
-        const room = size > 0;
-        if (room || pulls !== seenPulls || size !== seenSize) {
-          seenPulls = pulls;
-          seenSize = size;
-          taken = Date.now();
-        } else if (Date.now() - taken >= STALLED_KEEP_ALIVES * keepAliveMs) return stalled();
-        if (!room) return;
-        if (!call.encoder.started) return send(KEEP_ALIVE);
-        if (tick !== quiet) {
-          tick = quiet;
-          clearInterval(keepAlive);
-          keepAlive = setInterval(onTick, tick);
-        }
-        if (Date.now() - lastWrite >= keepAliveMs) send(KEEP_ALIVE);
-      };
-      keepAlive = setInterval(onTick, tick);
-    },
-    async pull() {
-      pulls++;
-      // Events the client has already parsed (one network chunk's worth) go out as one write:
-      // a write per token costs workerd a syscall and an HTTP chunk each.
-      let out = "";
-      for (;;) {
-        let step: IteratorResult<RelayEvent>;
-        try {
-          step = await (pending ?? iterator.next());
-        } catch (error) {
-          // A caller that went away reads nothing more; anyone else learns the answer is cut.
-          if (!isInterruptedError(error) && !closed) {
-            out += `data: ${JSON.stringify(errorBody(describeFailure(error, call.secrets)))}\n\n`;
-            send(out);
-          }
-          return close();
-        }
-        pending = undefined;
-        if (closed) return;
-        if (step.done) {
-          send(out + DONE_EVENT);
-          return close();
-        }
-        const event = step.value;
-        const bytes = call.encoder.takeBytes(event);
-        if (bytes !== undefined) {
-          // Its own bytes, not encoded again. Only after the answer began (forward.ts), so
-          // there is no label to write first.
-          if (out !== "") send(out);
-          out = "";
-          write(bytes);
-          if (!call.stream.backlogged) return;
-          continue;
-        }
-        if (call.encoder.started) out += call.encoder.encode(event);
-        else {
-          label.note(event);
-          const text = call.encoder.encode(event);
-          out += call.encoder.started ? label.late() + text : text;
-        }
-        if (out !== "" && (!call.stream.backlogged || out.length >= MAX_WRITE)) return send(out);
+      pending = undefined;
+      if (closed) return;
+      if (step.done) {
+        send(out + DONE_EVENT);
+        return close();
       }
-    },
-    cancel(reason) {
-      // The caller disconnected: stop the upstream at once; the stream ends as interrupted.
-      closed = true;
+      const event = step.value;
+      const bytes = call.encoder.takeBytes(event);
+      if (bytes !== undefined) {
+        // Its own bytes, not encoded again. Only after the answer began (forward.ts), so
+        // there is no label to write first.
+        if (out !== "") send(out);
+        out = "";
+        write(bytes);
+        if (!call.stream.backlogged) return;
+        continue;
+      }
+      if (call.encoder.started) out += call.encoder.encode(event);
+      else {
+        label.note(event);
+        const text = call.encoder.encode(event);
+        out += call.encoder.started ? label.late() + text : text;
+      }
+      if (out !== "" && (!call.stream.backlogged || out.length >= MAX_WRITE)) return send(out);
+    }
+  };
+  const run = async (): Promise<void> => {
+    while (!closed) {
+      // A slow caller holds the upstream back: the next read waits for room in the pipe (at
+      // most one upstream piece beyond the mark waits).
+      if ((writer.desiredSize ?? 0) <= 0) await writer.ready;
+      await writeNext();
+    }
+  };
+
+  // Committed without content (an upstream 200, or keepAliveMs of waiting): a comment flushes
+  // the headers through proxies at once.
+  send(buffered === "" && !ended ? KEEP_ALIVE : buffered);
+  if (ended) {
+    send(DONE_EVENT);
+    close();
+    return body;
+  }
+  // One interval, not a timer per chunk. Until the answer begins every tick writes (the caller
+  // waits: a write is how a Worker notices it left); after, a tick every quarter of keepAliveMs
+  // keeps silences within 1.25 × keepAliveMs (any write is as good as a keep-alive), and 300
+  // streams no longer wake the isolate 750 times a second for nothing.
+  const { keepAliveMs } = call;
+  const quiet = Math.max(1, keepAliveMs / 4);
+  let tick = Math.min(commitTiming(keepAliveMs).probeMs, quiet);
+  const onTick = (): void => {
+    if (closed) return;
+    // A full pipe means the caller has not taken what it was given: a comment would only queue
+    // behind it (and never reach a socket to find out whether the caller is there).
+    const size = writer.desiredSize ?? 0;
+    const room = size > 0;
+    if (room || takes !== seenTakes || size !== seenSize) {
+      seenTakes = takes;
+      seenSize = size;
+      taken = Date.now();
+    } else if (Date.now() - taken >= STALLED_KEEP_ALIVES * keepAliveMs) return stalled();
+    if (!room) return;
+    if (!call.encoder.started) return send(KEEP_ALIVE);
+    if (tick !== quiet) {
+      tick = quiet;
       clearInterval(keepAlive);
-      stopCall(reason ?? new Error("the caller closed the stream"));
-    },
-  }, { highWaterMark: WRITE_AHEAD_BYTES, size: (chunk) => chunk.byteLength });
+      keepAlive = setInterval(onTick, tick);
+    }
+    if (Date.now() - lastWrite >= keepAliveMs) send(KEEP_ALIVE);
+  };
+  keepAlive = setInterval(onTick, tick);
+  // Rejects only when the caller went away (writer.closed, above, stops the call).
+  run().catch(noop);
+  return body;
 }
 
 /** The error event of an answer stopped because its caller took nothing of it. */
