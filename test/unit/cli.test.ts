@@ -124,6 +124,44 @@ describe("stopstream chat", () => {
     expect(faults.stats(id).requests).toBe(1); // never retried: a retry would repeat output
   });
 
+  test("--json after a cut mid-answer prints the partial result: partial, finish error, the error", async () => {
+    const { id, baseURL } = route("drop-after=4");
+    const run = spawnCli(["chat", "--json", "--base-url", baseURL, "--model", "demo", "hi"]);
+    const { code, stdout } = await run.exited;
+    expect(code).toBe(2);
+    const result = JSON.parse(stdout);
+    expect(result).toMatchObject({
+      content: reply("hi", 4),
+      partial: true,
+      finishReason: "error",
+      error: { name: "ConnectionError" },
+    });
+    expect(typeof result.error.message).toBe("string");
+    expect(faults.stats(id).requests).toBe(1);
+  });
+
+  test("--no-reasoning shows the answer without the model's reasoning", async () => {
+    const { baseURL } = route("reasoning=3");
+    const shown = await spawnCli(["chat", "--base-url", baseURL, "--model", "demo", "hi"]).exited;
+    const hidden = await spawnCli([
+      "chat",
+      "--no-reasoning",
+      ...["--base-url", route("reasoning=3").baseURL, "--model", "demo", "hi"],
+    ]).exited;
+    expect(shown.stderr + shown.stdout).toContain("Let me think");
+    expect(hidden.code).toBe(0);
+    expect(hidden.stdout).toBe(reply("hi"));
+    expect(hidden.stderr + hidden.stdout).not.toContain("Let me think");
+  });
+
+  test("no prompt (an empty stdin) is a usage mistake: exit 64, one line", async () => {
+    const run = spawnCli(["chat", "--base-url", route().baseURL, "--model", "demo"], { input: "" });
+    const { code, stdout, stderr } = await run.exited;
+    expect(code).toBe(64);
+    expect(stdout).toBe("");
+    expect(stderr.trim().split("\n")).toHaveLength(1);
+  });
+
   test("--demo serves the demo model in-process, with no key and no server of ours", async () => {
     const run = spawnCli(["chat", "--demo", "hello"], { env: { OPENAI_API_KEY: undefined } });
     const { code, stdout } = await run.exited;

@@ -140,6 +140,30 @@ describe("accumulation (recorded streams)", () => {
         sse(chunk({ tool_calls: [{ index: 0, extra_content: extra }] }, "tool_calls")) + DONE,
     );
     expect(result.toolCalls).toEqual([{ index: 0, id: "c1", name: "f", arguments: "{}", extra }]);
+    // What the next turn sends back (docs/output.md): Gemini refuses a turn whose tool call lost
+    // its thought signature.
+    const message = result.output as { tool_calls?: Record<string, unknown>[] };
+    expect(message.tool_calls).toEqual([{
+      id: "c1",
+      type: "function",
+      function: { name: "f", arguments: "{}" },
+      extra_content: extra,
+    }]);
+  });
+
+  test("Perplexity's citations take their titles from search_results when it sends them", async () => {
+    // Perplexity's shape: every chunk repeats the top-level `citations` (URLs) and, when it
+    // sends them, `search_results` (title, url, date, snippet).
+    const found = { title: "Oslo weather", url: "https://a.example/oslo", date: "2025-01-01" };
+    const top = { citations: [found.url, "https://b.example/"], search_results: [found] };
+    const { result } = await run(
+      sse({ ...chunk({ role: "assistant", content: "Cold [1][2]." }), ...top }) +
+        sse({ ...chunk({}, "stop"), ...top }) + DONE,
+    );
+    expect(result.citations).toEqual([
+      { url: found.url, title: "Oslo weather", source: found },
+      { url: "https://b.example/", source: "https://b.example/" },
+    ]);
   });
 
   test("truncated tool arguments turn the finish reason into length", async () => {

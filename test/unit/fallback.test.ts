@@ -11,6 +11,7 @@ import {
   streamChat,
 } from "../../src/index.ts";
 import { useMswServer } from "../support/msw.ts";
+import { delay } from "../support/sse.ts";
 import { ANTHROPIC, chain, PRIMARY } from "./fallback_chain.ts";
 import { anthropicWire } from "./fixtures/anthropic_wire.ts";
 import { responsesWire } from "./fixtures/responses_wire.ts";
@@ -196,5 +197,22 @@ describe("fallback chains", () => {
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(first.count).toBe(1);
     expect(second.count).toBe(1);
+  });
+
+  test("no fallback once totalMs is over: the primary's wait used it up", async () => {
+    const first = upstream(server, PRIMARY, chatWire, async (_n, req) => {
+      // Headers never come (MSW's own abort: the request's signal).
+      await new Promise((resolve) => req.signal.addEventListener("abort", resolve));
+      return errorResponse(chatWire, 503);
+    });
+    const second = upstream(server, ANTHROPIC, anthropicWire, () => errorResponse(chatWire, 503));
+    const run = await collect(streamChat(chain({ maxRetries: 0, timeouts: { totalMs: 150 } })));
+    expect(run.error).toMatchObject({ name: "TimeoutError", phase: "total" });
+    // The call rejects at once, whatever its loop does next; a request that should not come has
+    // no event to await, so the loop is given time to (wrongly) send it.
+    await delay(100);
+    expect(run.events.some((e) => e.type === "fallback")).toBe(false);
+    expect(first.count).toBe(1);
+    expect(second.count).toBe(0);
   });
 });

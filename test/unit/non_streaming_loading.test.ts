@@ -66,3 +66,21 @@ test("a fallback that cannot be loaded ends the call typed, counting its attempt
   expect(error.cause).toBe(failure);
   expect([error.attempts, seen]).toEqual([2, [true]]);
 });
+
+// Last: its import never settles (nothing of it can reach a later test's module graph).
+test("a fallback whose load hangs: past headersMs the call ends typed; no whole request is sent", async () => {
+  vi.doMock("../../src/non_streaming.ts", () => new Promise(() => {}));
+  const { streamChat } = await import("../../src/stream_chat.ts");
+  const { isConnectionError } = await import("../../src/error_guards.ts");
+  const started = performance.now();
+  const error = await streamChat({
+    baseURL: "https://provider.test/v1",
+    body: { model: "m", messages: [{ role: "user", content: "hi" }] },
+    fetch: refusing,
+    maxRetries: 0,
+    timeouts: { headersMs: 50 },
+  }).result.catch((e: unknown) => e) as Error & { attempts?: number };
+  expect(isConnectionError(error)).toBe(true);
+  expect([error.attempts, seen]).toEqual([2, [true]]);
+  expect(performance.now() - started).toBeLessThan(5_000);
+});

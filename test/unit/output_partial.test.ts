@@ -66,3 +66,18 @@ test("anthropic: a text block cut mid-way holds the text so far, the thinking be
     ],
   });
 });
+
+test("anthropic: a tool input cut mid-JSON keeps the input its block started with", async () => {
+  // Cut after the input's first piece (`{"com`), which is no JSON yet; the text before it had
+  // reached the caller, so the answer is partial.
+  const body = cut("anthropic/code_execution.sse", 'mand\\": \\"ec');
+  const partial = await partialOf("anthropic-messages", body);
+  const blocks = (partial.output as { content: Record<string, unknown>[] }).content;
+  expect(blocks.map((b) => b.type)).toEqual(["thinking", "text", "server_tool_use"]);
+  expect(blocks[2]).toEqual({
+    type: "server_tool_use",
+    id: "srvtoolu_01MwXaweAHve88x6s3Fc8x6Q",
+    name: "bash_code_execution",
+    input: {},
+  });
+});

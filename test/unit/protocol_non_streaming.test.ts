@@ -215,6 +215,29 @@ describe("the non-streaming request", () => {
     expect(up.count).toBe(2);
   });
 
+  test("once its headers came, idleMs bounds the reading of its body", async () => {
+    let calls = 0;
+    let cancelled = false;
+    const fetch = (): Promise<Response> => {
+      calls++;
+      if (calls === 1) return Promise.resolve(Response.json(REFUSED, { status: 400 }));
+      // Headers at once, then the start of the JSON answer, then silence.
+      const body = new ReadableStream<Uint8Array>({
+        start: (c) => c.enqueue(new TextEncoder().encode('{"id":"chatcmpl-whole",')),
+        cancel: () => void (cancelled = true),
+      });
+      return Promise.resolve(
+        new Response(body, { headers: { "content-type": "application/json" } }),
+      );
+    };
+    const error = await streamChat(
+      options(chatWire, { fetch, timeouts: { firstEventMs: 60_000, idleMs: 40 } }),
+    ).result.catch((e: unknown) => e);
+    expect(isTimeoutError(error) && [error.phase, error.attempts]).toEqual(["idle", 2]);
+    expect(calls).toBe(2);
+    expect(cancelled).toBe(true);
+  });
+
   test("an error status on it is thrown as APIStatusError", async () => {
     const up = upstream(
       server,
