@@ -1,6 +1,8 @@
 /**
  * The pipe a streaming answer of the relay is written into: its readable side is the response
- * body, its writer takes the relay's batches, with room for {@linkcode WRITE_AHEAD_BYTES}.
+ * body, its writer takes the relay's batches, with room for {@linkcode WRITE_AHEAD_BYTES}. And,
+ * since workerd's pipe tells its writer of a cancel only at the next write, what lets the relay's
+ * own cancels stop the call at once ({@linkcode stopAnswer}).
  *
  * @module
  */
@@ -48,3 +50,38 @@ type NativePipe = new (strategy: { highWaterMark: number }) => TransformStream<
   Uint8Array,
   Uint8Array
 >;
+
+/** Each streaming answer's body, and what stops its call when the relay itself cancels it. */
+const stoppers = new WeakMap<ReadableStream<Uint8Array>, (reason: unknown) => void>();
+
+/**
+ * Stops the call behind a streaming answer whose body the relay cancels itself (the demo's
+ * caller-drop fault): workerd's native pipe tells the writer of a cancel only at its next write,
+ * which a silent upstream may not give it for a while. A caller's disconnect needs nothing:
+ * workerd ends the request, subrequests included.
+ *
+ * @example
+ * ```ts
+ * void reader.cancel(reason);
+ * stopAnswer(body, reason);
+ * ```
+ */
+export function stopAnswer(body: ReadableStream<Uint8Array>, reason: unknown): void {
+  stoppers.get(body)?.(reason);
+}
+
+/**
+ * Registers what stops the call behind `body` (a {@linkcode bodyPipe}'s) for
+ * {@linkcode stopAnswer}.
+ *
+ * @example
+ * ```ts
+ * onRelayCancel(body, (reason) => call.abort.abort(reason));
+ * ```
+ */
+export function onRelayCancel(
+  body: ReadableStream<Uint8Array>,
+  stop: (reason: unknown) => void,
+): void {
+  stoppers.set(body, stop);
+}

@@ -11,6 +11,7 @@
 
 import type { MiddlewareHandler } from "hono";
 import { DEMO_FAULT_HEADER, parseDemoFaults } from "../demo/upstream.ts";
+import { stopAnswer } from "./body_pipe.ts";
 
 const DATA_LINE = /(?:^|\n)data:/;
 
@@ -73,7 +74,9 @@ function cutAfterEvents(
         start = end + 2;
         if (DATA_LINE.test(block) && ++seen === events) {
           cut = true;
-          void reader.cancel(new Error("the relay dropped its caller (demo fault)")).catch(noop);
+          const reason = new Error("the relay dropped its caller (demo fault)");
+          void reader.cancel(reason).catch(noop);
+          stopAnswer(body, reason);
           return controller.enqueue(new TextEncoder().encode(chunk.slice(0, start - tail.length)));
         }
       }
@@ -81,6 +84,7 @@ function cutAfterEvents(
       controller.enqueue(value);
     },
     cancel(reason) {
+      stopAnswer(body, reason);
       return reader.cancel(reason);
     },
   }, { highWaterMark: 0 });

@@ -18,7 +18,7 @@ import { type ChunkEncoder, DONE_EVENT, type RelayEvent } from "./chunks.ts";
 import { COMMIT, commitTiming, raceCommit } from "./commit.ts";
 import { describeFailure } from "./describe_failure.ts";
 import { errorBody, errorResponse, type RelayFailure } from "./error_response.ts";
-import { bodyPipe } from "./body_pipe.ts";
+import { bodyPipe, onRelayCancel } from "./body_pipe.ts";
 import { AnswerLabel } from "./progress.ts";
 
 /**
@@ -177,13 +177,16 @@ function streamBody(
     void iterator.return?.();
   };
   // The caller disconnected (the body cancelled): stop the upstream at once; the stream ends as
-  // interrupted.
-  writer.closed.catch((reason: unknown) => {
+  // interrupted. workerd's pipe tells its writer only at the next write, so the relay's own
+  // cancels (the demo's caller-drop fault) also come through `stopAnswer`.
+  const gone = (reason: unknown): void => {
     if (closed) return;
     closed = true;
     clearInterval(keepAlive);
     stopCall(reason ?? new Error("the caller closed the stream"));
-  });
+  };
+  writer.closed.catch(gone);
+  onRelayCancel(body, gone);
   const stalled = (): void => {
     // Queued behind what it has not read: a caller who comes back reads why the answer ends.
     send(`data: ${JSON.stringify(errorBody(callerStalled(call.keepAliveMs)))}\n\n`);
@@ -279,8 +282,18 @@ function streamBody(
     if (Date.now() - lastWrite >= keepAliveMs) send(KEEP_ALIVE);
   };
   keepAlive = setInterval(onTick, tick);
-  // Rejects only when the caller went away (writer.closed, above, stops the call).
-  run().catch(noop);
+  run().catch((error: unknown) => {
+    // The caller went away (the pipe errored; `gone` stopped the call), or the relay itself
+    // failed: then the caller learns the answer is cut, and the upstream call stops.
+    if (closed) return;
+    try {
+      send(`data: ${JSON.stringify(errorBody(describeFailure(error, call.secrets)))}\n\n`);
+    } catch {
+      // Not even the error event could be made: the stream's end without [DONE] says it.
+    }
+    close();
+    stopCall(error);
+  });
   return body;
 }
 

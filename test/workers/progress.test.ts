@@ -18,6 +18,7 @@ import {
   sseResponse,
 } from "./helpers.ts";
 import { contentOfEvents, eventsOf, expectResumedRest, follow, ids } from "./stream_helpers.ts";
+import { delay } from "../support/sse.ts";
 
 const PROGRESS = { "x-stopstream-progress": "true" };
 const RESUMABLE = { "x-stopstream-resumable": "true" };
@@ -308,6 +309,23 @@ describe("the demo's caller-drop fault", () => {
     const { wordsSent } = await cancelled;
     expect(wordsSent).toBeLessThan(200);
     expect(requests).toHaveLength(1);
+  });
+
+  it("stops the upstream at once even while the upstream is silent (no write to fail)", async () => {
+    // workerd's native pipe learns of a cancel only at its next write: the cut must stop the
+    // call itself, not wait for the next word (a minute away here) or keep-alive (15 s).
+    const { app, cancelled } = demoRelay();
+    const response = await stream(app, "caller-drop-after=3,stall-after=3,stall-ms=60000", {});
+    const { raw, error } = await readUntilCut(response);
+    expect(error).toBeDefined();
+    expect(parseSSE(raw).data).toHaveLength(3);
+    const cutAt = Date.now();
+    const outcome = await Promise.race([
+      cancelled.then(({ wordsSent }) => ({ wordsSent, afterMs: Date.now() - cutAt })),
+      delay(5_000).then(() => "upstream still running 5 s after the cut"),
+    ]);
+    expect(outcome).toMatchObject({ wordsSent: 3 });
+    expect((outcome as { afterMs: number }).afterMs).toBeLessThan(2_000);
   });
 
   it("cuts only the POST that made the stream: a resume is never cut", async () => {
