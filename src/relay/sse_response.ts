@@ -189,7 +189,7 @@ function streamBody(
   onRelayCancel(body, gone);
   const stalled = (): void => {
     // Queued behind what it has not read: a caller who comes back reads why the answer ends.
-    send(`data: ${JSON.stringify(errorBody(callerStalled(call.keepAliveMs)))}\n\n`);
+    send(errorEvent(callerStalled(call.keepAliveMs)));
     close();
     stopCall(new Error("the caller took nothing of the answer"));
   };
@@ -206,7 +206,7 @@ function streamBody(
       } catch (error) {
         // A caller that went away reads nothing more; anyone else learns the answer is cut.
         if (!isInterruptedError(error) && !closed) {
-          out += `data: ${JSON.stringify(errorBody(describeFailure(error, call.secrets)))}\n\n`;
+          out += errorEvent(describeFailure(error, call.secrets));
           send(out);
         }
         return close();
@@ -287,7 +287,7 @@ function streamBody(
     // failed: then the caller learns the answer is cut, and the upstream call stops.
     if (closed) return;
     try {
-      send(`data: ${JSON.stringify(errorBody(describeFailure(error, call.secrets)))}\n\n`);
+      send(errorEvent(describeFailure(error, call.secrets)));
     } catch {
       // Not even the error event could be made: the stream's end without [DONE] says it.
     }
@@ -295,6 +295,11 @@ function streamBody(
     stopCall(error);
   });
   return body;
+}
+
+/** `failure` as the SSE event that ends an answer after its commit. */
+function errorEvent(failure: RelayFailure): string {
+  return `data: ${JSON.stringify(errorBody(failure))}\n\n`;
 }
 
 /** The error event of an answer stopped because its caller took nothing of it. */
