@@ -83,3 +83,15 @@ export function methodNotAllowed(method: string, allowed: string): Response {
     code: "method_not_allowed",
   }, { allow: allowed });
 }
+
+/**
+ * One SSE error event, as the relay ends a failed stream (no `[DONE]` after it).
+ *
+ * @example
+ * ```ts
+ * errorEvent({ status: 502, message: "Cut.", type: "upstream_error", code: "incomplete_stream" }); // 'data: {"error":{…}}\n\n'
+ * ```
+ */
+export function errorEvent(failure: RelayFailure): string {
+  return `data: ${JSON.stringify(errorBody(failure))}\n\n`;
+}

@@ -17,7 +17,7 @@ import { isInterruptedError } from "../error_guards.ts";
 import { type ChunkEncoder, DONE_EVENT, type RelayEvent } from "./chunks.ts";
 import { COMMIT, commitTiming, raceCommit } from "./commit.ts";
 import { describeFailure } from "./describe_failure.ts";
-import { errorBody, errorResponse, type RelayFailure } from "./error_response.ts";
+import { errorEvent, errorResponse, type RelayFailure } from "./error_response.ts";
 import { bodyPipe, onRelayCancel } from "./body_pipe.ts";
 import { AnswerLabel } from "./progress.ts";
 
@@ -295,11 +295,6 @@ function streamBody(
     stopCall(error);
   });
   return body;
-}
-
-/** `failure` as the SSE event that ends an answer after its commit. */
-function errorEvent(failure: RelayFailure): string {
-  return `data: ${JSON.stringify(errorBody(failure))}\n\n`;
 }
 
 /** The error event of an answer stopped because its caller took nothing of it. */

@@ -20,12 +20,12 @@
 
 import { redact } from "../../redact.ts";
 import { sameHash } from "../auth.ts";
-import { errorResponse } from "../error_response.ts";
+import { errorEvent, errorResponse } from "../error_response.ts";
 import { SSE_HEADERS } from "../sse_response.ts";
 import { EventLog } from "./event_log.ts";
 import { OUTCOMES_HEADER } from "./outcomes.ts";
 import { readEvents, tooManyReaders } from "./reader.ts";
-import { errorEvent, INTERRUPTED, secretsOf, START_FAILED, StreamRun } from "./stream_run.ts";
+import { INTERRUPTED, secretsOf, START_FAILED, StreamRun } from "./stream_run.ts";
 import {
   type StreamMeta,
   type StreamStatus,

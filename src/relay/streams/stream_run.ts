@@ -13,7 +13,7 @@ import type { StreamChatOptions } from "../../chat_options.ts";
 import { type ChunkEncoder, DONE_EVENT, type RelayEvent } from "../chunks.ts";
 import { commitTiming } from "../commit.ts";
 import { describeFailure } from "../describe_failure.ts";
-import { errorBody, type RelayFailure } from "../error_response.ts";
+import { errorEvent, type RelayFailure } from "../error_response.ts";
 import { relayChat } from "../forward.ts";
 import { AnswerLabel, chunkEncoder, isComment } from "../progress.ts";
 import { createUpstreamFetch, type UpstreamFetch } from "../upstream_fetch.ts";
@@ -82,18 +82,6 @@ export const START_FAILED: RelayFailure = {
   type: "server_error",
   code: "stream_start_failed",
 };
-
-/**
- * One SSE error event, as the relay ends a failed stream (no `[DONE]` after it).
- *
- * @example
- * ```ts
- * errorEvent(STOPPED); // 'data: {"error":{…}}\n\n'
- * ```
- */
-export function errorEvent(failure: RelayFailure): string {
-  return `data: ${JSON.stringify(errorBody(failure))}\n\n`;
-}
 
 /**
  * The upstream keys of a call (its own and its fallbacks'), to scrub from what it reports.
