@@ -7,8 +7,8 @@
 //
 //   stream  one 100k-delta stream (--n), written by the upstream in 64 KiB slices: many events
 //           per read — the bench's throughput case;
-//   short   --n requests one after another, each a 6-delta answer written at once — the time to
-//           first delta case (per-request work);
+//   short   --n requests (default 2,000) one after another, each a 6-delta answer written at
+//           once — the time to first delta case (per-request work);
 //   paced   200 concurrent streams (--streams) of 100 deltas, one every 10 ms: one event per
 //           read — the load test's case.
 // --resumable sends `x-stopstream-resumable: true` (the relay's resumable path, its Durable
@@ -30,7 +30,9 @@ import { parseArgs } from "./lib/worker.mjs";
 const args = parseArgs(process.argv.slice(2));
 const workload = args.workload ?? "stream";
 const which = args.worker ?? "relay";
-const n = Number(args.n ?? 100_000);
+// Profiled, 100,000 short requests did not finish: after about 45,000 workerd closed the
+// connection. Unprofiled, 55,000 went through and the relay's heap stayed at 2.05 MiB.
+const n = Number(args.n ?? (workload === "short" ? 2_000 : 100_000));
 const streams = Number(args.streams ?? 200);
 const resumable = args.resumable !== undefined;
 const headers = resumable ? { "x-stopstream-resumable": "true" } : {};
