@@ -379,6 +379,46 @@ describe("stopstream chat: mistakes", () => {
     expect(seen?.headers.has("authorization")).toBe(false);
   });
 
+  test("only this machine counts as loopback for the optional key", async () => {
+    // Port 9 (discard) has no listener here: a loopback URL fails to connect (not exit 78), and
+    // a look-alike of one is refused for its missing key before anything is sent.
+    const env = { OPENAI_API_KEY: undefined };
+    const exitOf = async (baseURL: string) => {
+      const run = spawnCli([
+        "chat",
+        "--base-url",
+        baseURL,
+        "--model",
+        "m",
+        "--max-retries",
+        "0",
+        "hi",
+      ], {
+        env,
+      });
+      const { code, stderr } = await run.exited;
+      return { code, missingKey: stderr.includes("set the environment variable OPENAI_API_KEY") };
+    };
+    for (const url of ["http://localhost:9/v1", "http://[::1]:9/v1", "http://127.255.0.1:9/v1"]) {
+      const { code, missingKey } = await exitOf(url);
+      expect({ url, missingKey, refused: code === 78 }).toEqual({
+        url,
+        missingKey: false,
+        refused: false,
+      });
+    }
+    for (
+      const url of [
+        "http://localhost.example:9/v1",
+        "http://127.0.0.1.example:9/v1",
+        "http://128.0.0.1:9/v1",
+        "http://[::2]:9/v1",
+      ]
+    ) {
+      expect({ url, ...(await exitOf(url)) }).toEqual({ url, code: 78, missingKey: true });
+    }
+  });
+
   test("a key passed as a flag is refused without being echoed", async () => {
     for (const args of [["--api-key=sk-secret-1"], ["--api-key-env", "sk-secret-1"]]) {
       const { code, stderr } = await spawnCli(["chat", "--demo", ...args, "hi"]).exited;
