@@ -77,9 +77,12 @@ export class ChunkEncoder {
   #fields: UpstreamFields | undefined = undefined;
   /**
    * The call's tool calls (set by the fast path): a call's `extra_content` (Gemini's
-   * `thought_signature`, which its next turn must send back) goes out with its first chunk.
+   * `thought_signature`, which its next turn must send back) goes out once, with the first of
+   * the call's chunks written after it arrived, or before the finish chunk.
    */
   toolCalls: ToolCall[] | undefined = undefined;
+  /** Which calls' `extra_content` went out (by index; only once a call had one). */
+  #extraSent: boolean[] | undefined = undefined;
 
   constructor(id: string, model: string, includeUsage: boolean) {
     this.includeUsage = includeUsage;
@@ -154,20 +157,43 @@ export class ChunkEncoder {
           type: "function",
           function: { name: event.name || (event.toolType ?? ""), arguments: "" },
         };
-        const extra = this.toolCalls?.[event.index]?.extra;
-        if (extra !== undefined) call.extra_content = extra;
+        this.#takeExtra(call, event.index);
         return this.delta({ tool_calls: [call] });
       }
-      case "tool-call-delta":
-        return this.delta({
-          tool_calls: [{ index: event.index, function: { arguments: event.argumentsDelta } }],
-        });
+      case "tool-call-delta": {
+        const call = { index: event.index, function: { arguments: event.argumentsDelta } };
+        this.#takeExtra(call, event.index);
+        return this.delta({ tool_calls: [call] });
+      }
       case "finish":
-        return this.#flushFields() + this.finish(event.result);
+        return this.#flushFields() + this.#lateExtras() + this.finish(event.result);
       default:
         // open, retry, fallback: invisible by design; usage is sent after the finish chunk.
         return "";
     }
+  }
+
+  /**
+   * Puts call `index`'s `extra_content` on `call` if it has one that has not gone out: a later
+   * fragment may bring it (a network read after the call's first chunk was written).
+   */
+  #takeExtra(call: Record<string, unknown>, index: number): void {
+    const extra = this.toolCalls?.[index]?.extra;
+    if (extra === undefined || this.#extraSent?.[index] === true) return;
+    call.extra_content = extra;
+    (this.#extraSent ??= [])[index] = true;
+  }
+
+  /** A chunk for each call whose `extra_content` came with no fragment written after it. */
+  #lateExtras(): string {
+    let text = "";
+    const calls = this.toolCalls ?? [];
+    for (let index = 0; index < calls.length; index++) {
+      const call = { index };
+      this.#takeExtra(call, index);
+      if ("extra_content" in call) text += this.delta({ tool_calls: [call] });
+    }
+    return text;
   }
 
   /** Upstream fields no chunk took yet, in a chunk of their own (`""` when there are none). */

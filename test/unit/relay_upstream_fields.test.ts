@@ -210,6 +210,65 @@ describe("upstream fields and the relay's own chunks, found in review", () => {
     expect(all[0].choices[0].delta.extra_content).toEqual(signature);
   });
 
+  test("a tool call's extra_content on a later fragment reaches a streaming caller, once", async () => {
+    const signature = { google: { thought_signature: "Zm9v" } };
+    const call = (fn: Record<string, unknown>, more: Record<string, unknown> = {}) =>
+      chunkOf("gen-1", { tool_calls: [{ index: 0, function: fn, ...more }] });
+    const streamed = async (fragments: unknown[]) => {
+      const body = sseOf(
+        chunkOf("gen-1", {
+          role: "assistant",
+          tool_calls: [{ index: 0, id: "call_a", type: "function", function: { name: "f" } }],
+        }),
+        ...fragments,
+        chunkOf("gen-1", {}, { finish_reason: "tool_calls" }),
+        "[DONE]",
+      );
+      // One event per read, as a network delivers them: the call's first chunk is written
+      // before the fragment with its extra_content has arrived.
+      const events = body.split(/(?<=\n\n)/);
+      const app = createRelay({
+        upstreams: [{ baseURL: "https://up.test/v1", apiKey: "sk-up-secret-0123456789" }],
+        fetch: () => {
+          const bytes = new TextEncoder();
+          const paced = new ReadableStream<Uint8Array>({
+            pull(controller) {
+              const next = events.shift();
+              if (next === undefined) controller.close();
+              else controller.enqueue(bytes.encode(next));
+            },
+          }, { highWaterMark: 0 });
+          return Promise.resolve(
+            new Response(paced, { headers: { "content-type": "text/event-stream" } }),
+          );
+        },
+      });
+      const all = chunks(await post(app, true));
+      const parts = all.flatMap((c) => c.choices?.[0]?.delta?.tool_calls ?? []);
+      return {
+        extras: parts.filter((p: Any) => p.extra_content !== undefined).map((p: Any) =>
+          p.extra_content
+        ),
+        args: parts.map((p: Any) => p.function?.arguments ?? "").join(""),
+        finish: all.at(-1).choices[0].finish_reason,
+      };
+    };
+    // With the arguments' second fragment, as a gateway that adds it late might send it.
+    expect(
+      await streamed([
+        call({ arguments: '{"a":' }),
+        call({ arguments: "1}" }, { extra_content: signature }),
+      ]),
+    ).toEqual({ extras: [signature], args: '{"a":1}', finish: "tool_calls" });
+    // On a fragment of its own, with no arguments: it goes out before the finish chunk.
+    expect(
+      await streamed([
+        call({ arguments: '{"a":1}' }),
+        chunkOf("gen-1", { tool_calls: [{ index: 0, extra_content: signature }] }),
+      ]),
+    ).toEqual({ extras: [signature], args: '{"a":1}', finish: "tool_calls" });
+  });
+
   test("logprobs with keys an object inherits (constructor) are joined like any other", async () => {
     const body = sseOf(
       chunkOf("gen-1", { role: "assistant", content: "Hi" }, {
