@@ -1,12 +1,13 @@
 /**
  * Translation of stopstream's normalised events into OpenAI `chat.completion.chunk` SSE events
- * (a whole answer as one `chat.completion`: completion.ts, with the helpers below): whatever
- * protocol the upstream speaks, the caller sees OpenAI's shapes.
+ * (a whole answer as one `chat.completion`: completion.ts; the shapes both use:
+ * openai_shapes.ts): whatever protocol the upstream speaks, the caller sees OpenAI's shapes.
  *
  * @module
  */
 
-import type { ChatResult, Citation, StreamEvent, ToolCall, Usage } from "../chat_result.ts";
+import type { ChatResult, StreamEvent, ToolCall } from "../chat_result.ts";
+import { callId, toAnnotations, toOpenAIUsage } from "./openai_shapes.ts";
 import { joinFields, type UpstreamFields } from "./upstream_fields.ts";
 
 /**
@@ -174,24 +175,25 @@ export class ChunkEncoder {
   }
 
   /**
-   * Puts call `index`'s `extra_content` on `call` if it has one that has not gone out: a later
-   * fragment may bring it (a network read after the call's first chunk was written).
+   * Puts call `index`'s `extra_content` on `call` if it has one that has not gone out (a later
+   * fragment may bring it: a network read after the call's first chunk was written); says
+   * whether it did.
    */
-  #takeExtra(call: Record<string, unknown>, index: number): void {
+  #takeExtra(call: Record<string, unknown>, index: number): boolean {
     const extra = this.toolCalls?.[index]?.extra;
-    if (extra === undefined || this.#extraSent?.[index] === true) return;
+    if (extra === undefined || this.#extraSent?.[index] === true) return false;
     call.extra_content = extra;
     (this.#extraSent ??= [])[index] = true;
+    return true;
   }
 
   /** A chunk for each call whose `extra_content` came with no fragment written after it. */
   #lateExtras(): string {
     let text = "";
-    const calls = this.toolCalls ?? [];
-    for (let index = 0; index < calls.length; index++) {
+    const count = this.toolCalls?.length ?? 0;
+    for (let index = 0; index < count; index++) {
       const call = { index };
-      this.#takeExtra(call, index);
-      if ("extra_content" in call) text += this.delta({ tool_calls: [call] });
+      if (this.#takeExtra(call, index)) text += this.delta({ tool_calls: [call] });
     }
     return text;
   }
@@ -250,59 +252,4 @@ export class ChunkEncoder {
 function head(id: string, model: string, created: number): string {
   const envelope = JSON.stringify({ id, object: "chat.completion.chunk", created, model });
   return `data: ${envelope.slice(0, -1)},"choices":`;
-}
-
-/**
- * Citations as OpenAI `url_citation` annotations (`undefined` when there are none). A citation
- * without a URL (a passage of a document the caller sent) has no place in that shape and is
- * left out.
- */
-export function toAnnotations(
-  citations: Citation[] | undefined,
-): Array<Record<string, unknown>> | undefined {
-  const annotations: Array<Record<string, unknown>> = [];
-  for (const c of citations ?? []) {
-    if (c.url === undefined) continue;
-    annotations.push({
-      type: "url_citation",
-      url_citation: {
-        url: c.url,
-        title: c.title ?? c.url,
-        start_index: c.start ?? 0,
-        end_index: c.end ?? 0,
-      },
-    });
-  }
-  return annotations.length > 0 ? annotations : undefined;
-}
-
-/**
- * Normalised usage in OpenAI's field names.
- *
- * @example
- * ```ts
- * toOpenAIUsage({ inputTokens: 3, outputTokens: 5, totalTokens: 8, raw: {} }).total_tokens; // 8
- * ```
- */
-export function toOpenAIUsage(usage: Usage): Record<string, unknown> {
-  const openai: Record<string, unknown> = {
-    prompt_tokens: usage.inputTokens,
-    completion_tokens: usage.outputTokens,
-    total_tokens: usage.totalTokens,
-  };
-  if (usage.cachedInputTokens !== undefined) {
-    openai.prompt_tokens_details = { cached_tokens: usage.cachedInputTokens };
-  }
-  if (usage.reasoningTokens !== undefined) {
-    openai.completion_tokens_details = { reasoning_tokens: usage.reasoningTokens };
-  }
-  return openai;
-}
-
-/**
- * The id of a call the provider gave none (the legacy `function_call`): the caller must name it
- * in the `tool` message it sends back.
- */
-export function callId(index: number): string {
-  return `call_${index}`;
 }

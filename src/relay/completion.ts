@@ -6,7 +6,7 @@
  */
 
 import type { ChatResult } from "../chat_result.ts";
-import { callId, toAnnotations, toOpenAIUsage } from "./chunks.ts";
+import { callId, toAnnotations, toOpenAIUsage } from "./openai_shapes.ts";
 
 /**
  * A `chat.completion` object (OpenAI's non-streaming answer).

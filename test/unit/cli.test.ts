@@ -381,7 +381,7 @@ describe("stopstream chat: mistakes", () => {
 
   test("only this machine counts as loopback for the optional key", async () => {
     // Port 9 (discard) has no listener here: a loopback URL fails to connect (not exit 78), and
-    // a look-alike of one is refused for its missing key before anything is sent.
+    // a look-alike of one is refused for its missing key.
     const env = { OPENAI_API_KEY: undefined };
     const exitOf = async (baseURL: string) => {
       const run = spawnCli([

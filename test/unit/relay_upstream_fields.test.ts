@@ -118,8 +118,14 @@ describe("logprobs, held whole (stream: false)", () => {
   });
 });
 
-/** A relay whose upstream answers the n-th request with `bodies[n - 1]` (the last after). */
-function relayOf(bodies: string[], extra: Record<string, unknown> = {}) {
+/**
+ * A relay whose upstream answers the n-th request with `bodies[n - 1]` (the last after); a
+ * function gives a fresh body for each request.
+ */
+function relayOf(
+  bodies: Array<string | (() => ReadableStream<Uint8Array>)>,
+  extra: Record<string, unknown> = {},
+) {
   let calls = 0;
   return createRelay({
     upstreams: [{ baseURL: "https://up.test/v1", apiKey: "sk-up-secret-0123456789" }],
@@ -128,10 +134,25 @@ function relayOf(bodies: string[], extra: Record<string, unknown> = {}) {
     fetch: () => {
       const body = bodies[Math.min(calls++, bodies.length - 1)]!;
       return Promise.resolve(
-        new Response(body, { headers: { "content-type": "text/event-stream" } }),
+        new Response(typeof body === "function" ? body() : body, {
+          headers: { "content-type": "text/event-stream" },
+        }),
       );
     },
   });
+}
+
+/** `text`'s SSE events one per read, as a network delivers them (nothing read ahead). */
+function oneEventPerRead(text: string): ReadableStream<Uint8Array> {
+  const events = text.split(/(?<=\n\n)/);
+  const bytes = new TextEncoder();
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const next = events.shift();
+      if (next === undefined) controller.close();
+      else controller.enqueue(bytes.encode(next));
+    },
+  }, { highWaterMark: 0 });
 }
 
 const sseOf = (...events: unknown[]) =>
@@ -224,26 +245,8 @@ describe("upstream fields and the relay's own chunks, found in review", () => {
         chunkOf("gen-1", {}, { finish_reason: "tool_calls" }),
         "[DONE]",
       );
-      // One event per read, as a network delivers them: the call's first chunk is written
-      // before the fragment with its extra_content has arrived.
-      const events = body.split(/(?<=\n\n)/);
-      const app = createRelay({
-        upstreams: [{ baseURL: "https://up.test/v1", apiKey: "sk-up-secret-0123456789" }],
-        fetch: () => {
-          const bytes = new TextEncoder();
-          const paced = new ReadableStream<Uint8Array>({
-            pull(controller) {
-              const next = events.shift();
-              if (next === undefined) controller.close();
-              else controller.enqueue(bytes.encode(next));
-            },
-          }, { highWaterMark: 0 });
-          return Promise.resolve(
-            new Response(paced, { headers: { "content-type": "text/event-stream" } }),
-          );
-        },
-      });
-      const all = chunks(await post(app, true));
+      // The call's first chunk is written before the fragment with its extra_content arrived.
+      const all = chunks(await post(relayOf([() => oneEventPerRead(body)]), true));
       const parts = all.flatMap((c) => c.choices?.[0]?.delta?.tool_calls ?? []);
       return {
         extras: parts.filter((p: Any) => p.extra_content !== undefined).map((p: Any) =>
