@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from "vitest";
 import { createRelay } from "../../src/relay/app.ts";
-import { recording } from "../support/recorded.ts";
+import { recordedEvents, recording } from "../support/recorded.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -142,6 +142,19 @@ function relayOf(
   });
 }
 
+/** Tool-call deltas joined per call index: the first id, the arguments, every extra_content. */
+function callsByIndex(deltas: Any[]) {
+  const calls = new Map<number, { id?: string; args: string; extras: unknown[] }>();
+  for (const call of deltas) {
+    const seen = calls.get(call.index) ?? { args: "", extras: [] };
+    seen.id ??= call.id;
+    seen.args += call.function?.arguments ?? "";
+    if (call.extra_content !== undefined) seen.extras.push(call.extra_content);
+    calls.set(call.index, seen);
+  }
+  return calls;
+}
+
 /** `text`'s SSE events one per read, as a network delivers them (nothing read ahead). */
 function oneEventPerRead(text: string): ReadableStream<Uint8Array> {
   const events = text.split(/(?<=\n\n)/);
@@ -270,6 +283,36 @@ describe("upstream fields and the relay's own chunks, found in review", () => {
         chunkOf("gen-1", { tool_calls: [{ index: 0, extra_content: signature }] }),
       ]),
     ).toEqual({ extras: [signature], args: '{"a":1}', finish: "tool_calls" });
+  });
+
+  test("a real parallel-tools stream, one event per read, with extra_content spliced into a later fragment", async () => {
+    // test/recorded/chat/openai_parallel_tools.sse (openai-python's recorded data, SOURCES.md),
+    // verbatim but for Gemini's documented extra_content on call 1's second fragment.
+    const signature = { google: { thought_signature: "Q2FsbDE=" } };
+    const events = recordedEvents("chat/openai_parallel_tools.sse");
+    let fragments = 0;
+    const spliced = events.map((event) => {
+      if (!event.startsWith("data: {")) return event;
+      const chunk = JSON.parse(event.slice(6));
+      const call = chunk.choices?.[0]?.delta?.tool_calls?.[0];
+      if (call?.index !== 1 || ++fragments !== 2) return event;
+      call.extra_content = signature;
+      return `data: ${JSON.stringify(chunk)}\n\n`;
+    });
+    expect(fragments).toBeGreaterThan(2);
+    const deltasOf = (data: Any[]) => data.flatMap((c) => c.choices?.[0]?.delta?.tool_calls ?? []);
+    const recorded = callsByIndex(
+      deltasOf(events.filter((e) => e.startsWith("data: {")).map((e) => JSON.parse(e.slice(6)))),
+    );
+    const body = spliced.join("");
+    const relayed = callsByIndex(
+      deltasOf(chunks(await post(relayOf([() => oneEventPerRead(body)]), true))),
+    );
+    expect(recorded.get(1)?.extras).toEqual([]);
+    expect([...relayed]).toEqual([
+      [0, recorded.get(0)],
+      [1, { ...recorded.get(1), extras: [signature] }],
+    ]);
   });
 
   test("logprobs with keys an object inherits (constructor) are joined like any other", async () => {
