@@ -1,44 +1,24 @@
-/**
- * The options of a call: {@linkcode StreamChatOptions}, and the retry, timeout and partial-answer
- * policies it takes.
- *
- * @module
- */
-
 import type { RetryBudget } from "./retry_budget.ts";
 
 /** Wire protocols stopstream can speak. */
 export type ProtocolName = "openai-chat" | "anthropic-messages" | "openai-responses";
 
 /**
- * Retry delays. The delay before retry `n` is drawn uniformly ("full jitter") from
- * `[initialDelayMs, min(maxDelayMs, initialDelayMs * 2^n)]`, unless the server asked for more.
- *
- * @example
- * ```ts
- * const retry: RetryOptions = { initialDelayMs: 250, maxDelayMs: 4000 };
- * ```
+ * Retry backoff: full jitter, drawn from `[initialDelayMs, min(maxDelayMs, initialDelayMs * 2^n)]`
+ * before retry `n`, unless the server asked for longer.
  */
 export interface RetryOptions {
   /** Default 500. */
   initialDelayMs?: number | undefined;
   /** Default 8000. */
   maxDelayMs?: number | undefined;
-  /**
-   * Longest `Retry-After` the client will honour (default 60 000). A server asking for a longer
-   * wait fails the call at once with its error instead of parking it for minutes.
-   */
+  /** Longest `Retry-After` honoured (default 60 000); a longer one fails the call at once. */
   maxRetryAfterMs?: number | undefined;
 }
 
 /**
- * Time limits, in milliseconds. Retryable: `headersMs`, `firstEventMs`, `idleMs`. `totalMs`
- * bounds the whole call, retries and backoff included, and is never retried.
- *
- * @example
- * ```ts
- * const timeouts: Timeouts = { headersMs: 10_000, idleMs: 30_000, totalMs: 120_000 };
- * ```
+ * Time limits in ms. `headersMs`, `firstEventMs` and `idleMs` are retried; `totalMs` bounds the
+ * whole call, backoff included, and is not.
  */
 export interface Timeouts {
   /** Request start to response headers. Default 60 000. */
@@ -52,36 +32,19 @@ export interface Timeouts {
 }
 
 /**
- * What to do when a stream fails after content reached the caller.
- * `"throw"` (default) rejects with `PartialStreamError`; `"return"` resolves with
- * `result.partial = true`; `"continue"` asks the provider for the rest; `"retry"` starts over,
- * retrying (and falling back) as if nothing had arrived — for callers who show nothing until
- * the end: it is used with `result` alone (iterating such a stream is a `TypeError`, since the
- * abandoned attempt's output would be seen twice).
+ * What to do when a stream fails after content reached the caller. Default `"throw"`
+ * (`PartialStreamError`); `"return"` resolves with `result.partial`; `"continue"` asks the
+ * provider for the rest; `"retry"` starts over and allows only `result`, not iteration.
  */
 export type PartialPolicy = "throw" | "return" | "continue" | "retry";
 
-/**
- * Options of {@linkcode streamChat}.
- *
- * @example
- * ```ts
- * const options: StreamChatOptions = {
- *   baseURL: "https://api.openai.com/v1",
- *   apiKey: "sk-...",
- *   body: { model: "gpt-4o-mini", messages: [{ role: "user", content: "Hi" }] },
- * };
- * ```
- */
+/** Options of {@linkcode streamChat}. */
 export interface StreamChatOptions {
   /** E.g. `https://api.openai.com/v1`; the protocol appends its path. A trailing slash is fine. */
   baseURL: string;
   /** Sent as `Authorization: Bearer …` (`x-api-key` for Anthropic). */
   apiKey?: string | undefined;
-  /**
-   * Extra request headers; they win over the defaults, but `apiKey` wins over an `Authorization`
-   * header (a caller's `x-api-key` is kept for Anthropic: a gateway's key).
-   */
+  /** Extra request headers; they win over the defaults, `apiKey` wins over `Authorization`. */
   headers?: Record<string, string> | Headers | undefined;
   /** The provider request object, sent unchanged except for the streaming flags. */
   body: Record<string, unknown>;
@@ -103,10 +66,6 @@ export interface StreamChatOptions {
   fallbacks?: Array<Partial<StreamChatOptions>> | undefined;
   /** Default `"throw"`. */
   onPartial?: PartialPolicy | undefined;
-  /**
-   * A budget shared with other calls ({@linkcode createRetryBudget}) that every retry, resume
-   * and continuation draws from; when it is empty the call moves on to its next fallback, or
-   * fails with the last error. Default: none (only `maxRetries` limits retries).
-   */
+  /** A budget shared with other calls that every retry draws from; empty → next fallback. */
   retryBudget?: RetryBudget | undefined;
 }

@@ -1,21 +1,6 @@
-/**
- * What a call produces: the events a {@linkcode ChatStream} yields while it streams, and the
- * {@linkcode ChatResult} they add up to (text, reasoning, tool calls, citations, usage, and the
- * assistant turn in the provider's own shape).
- *
- * @module
- */
-
 import type { ProtocolName } from "./chat_options.ts";
 
-/**
- * Token usage normalised across protocols. `raw` keeps the provider's own object.
- *
- * @example
- * ```ts
- * const usage: Usage = { inputTokens: 12, outputTokens: 30, totalTokens: 42, raw: {} };
- * ```
- */
+/** Token usage normalised across protocols; `raw` keeps the provider's own object. */
 export interface Usage {
   /** Every prompt token, cached ones included. */
   inputTokens: number;
@@ -31,15 +16,7 @@ export interface Usage {
   raw: unknown;
 }
 
-/**
- * One tool call as assembled from the stream. `arguments` is the concatenated JSON text
- * exactly as the model produced it (it may be invalid JSON when the output was cut short).
- *
- * @example
- * ```ts
- * const call: ToolCall = { index: 0, id: "call_1", name: "get_weather", arguments: '{"city":"Oslo"}' };
- * ```
- */
+/** One tool call as assembled from the stream. */
 export interface ToolCall {
   /** Position among the answer's tool calls, from 0. */
   index: number;
@@ -47,32 +24,15 @@ export interface ToolCall {
   id: string;
   /** The tool's name; `""` for kinds that have none (`apply_patch`, `shell`, `computer`…). */
   name: string;
-  /**
-   * The arguments as JSON text, exactly as streamed (parse it yourself); for a `custom` tool its
-   * free-form `input` text, and for the other Responses action kinds the JSON of their
-   * `action` / `operation`.
-   */
+  /** The arguments as JSON text, exactly as streamed (invalid if cut short); parse it yourself. */
   arguments: string;
-  /**
-   * What kind of call this is; absent means `"function"`. OpenAI Responses action items set
-   * it to their kind: `"custom"`, `"apply_patch"`, `"shell"`, `"local_shell"`, `"computer"`,
-   * `"mcp_approval_request"`.
-   */
+  /** The call's kind; absent means `"function"` (Responses sets `"custom"`, `"shell"`…). */
   type?: string;
   /** Provider-specific extra data attached to the call (e.g. OpenAI-compatible `extra_content`). */
   extra?: unknown;
 }
 
-/**
- * A source the answer cites, normalised across protocols. `start`/`end` are the cited span of
- * `ChatResult.content` (UTF-16 offsets) when the provider ties the citation to a span;
- * `source` is the provider's own citation object, unchanged.
- *
- * @example
- * ```ts
- * const citation: Citation = { url: "https://example.com/", title: "Example", start: 0, end: 12 };
- * ```
- */
+/** A source the answer cites, normalised across protocols. */
 export interface Citation {
   /** The cited page, when the source has a URL. */
   url?: string;
@@ -88,15 +48,7 @@ export interface Citation {
   source?: unknown;
 }
 
-/**
- * An assistant message in the provider's own shape: Anthropic's `{ role: "assistant",
- * content: [...blocks] }` or OpenAI-compatible `{ role: "assistant", content, tool_calls?, … }`.
- *
- * @example
- * ```ts
- * const message: AssistantMessage = { role: "assistant", content: [{ type: "text", text: "Hi" }] };
- * ```
- */
+/** An assistant message in the provider's own shape (Anthropic or OpenAI-compatible). */
 export interface AssistantMessage {
   /** Always `"assistant"`. */
   role: "assistant";
@@ -106,29 +58,10 @@ export interface AssistantMessage {
   [field: string]: unknown;
 }
 
-/**
- * The assistant turn in the provider's own shape, to send back unchanged on the next turn:
- * an {@linkcode AssistantMessage} for `anthropic-messages` and `openai-chat`, the array of
- * output items for `openai-responses`.
- *
- * @example
- * ```ts
- * function append(history: unknown[], output: ChatOutput): void {
- *   if (Array.isArray(output)) history.push(...output);
- *   else history.push(output);
- * }
- * ```
- */
+/** The assistant turn in the provider's own shape, to send back unchanged on the next turn. */
 export type ChatOutput = AssistantMessage | Array<Record<string, unknown>>;
 
-/**
- * Which upstream answered, when a fallback chain is configured. Never contains a key.
- *
- * @example
- * ```ts
- * const target: ResultTarget = { index: 0, baseURL: "https://api.openai.com/v1", protocol: "openai-chat" };
- * ```
- */
+/** Which upstream answered, when a fallback chain is configured. Never contains a key. */
 export interface ResultTarget {
   /** Position in the chain: 0 is the primary, 1 the first fallback. */
   index: number;
@@ -140,47 +73,18 @@ export interface ResultTarget {
   model?: string;
 }
 
-/**
- * One block of a model's reasoning that must go back to the provider unchanged: Anthropic's
- * signed `thinking` blocks and opaque `redacted_thinking` blocks, in the order they arrived.
- * Each entry has the shape of the Anthropic content block it came from, so it can be put back
- * into the assistant message as is.
- *
- * @example
- * ```ts
- * const details: ReasoningDetail[] = [
- *   { type: "thinking", thinking: "27 * 453 = 12231.", signature: "EqQBCgIYAhIM…" },
- *   { type: "redacted_thinking", data: "EmwKAhgBEgy3va3pzix…" },
- * ];
- * ```
- */
+/** A reasoning block (Anthropic `thinking`/`redacted_thinking`) to send back unchanged. */
 export type ReasoningDetail =
   | { type: "thinking"; thinking: string; signature: string }
   | { type: "redacted_thinking"; data: string };
 
 /**
- * Why an answer ended, normalised across protocols: `stop` (the model finished), `length` (the
- * token limit cut it, or a tool call's arguments were left unfinished), `tool_calls` (the model
- * wants tools run), `content_filter` (the provider withheld the rest), `error` (the stream broke
- * off: a partial result, or a provider that said so itself).
- *
- * @example
- * ```ts
- * const reason: FinishReason = result.partial ? "error" : result.finishReason;
- * ```
+ * Why an answer ended: `stop`, `length` (token limit, or unfinished tool arguments),
+ * `tool_calls`, `content_filter`, or `error` (the stream broke off).
  */
 export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "error";
 
-/**
- * The assembled answer of one `streamChat` call.
- *
- * @example
- * ```ts
- * import { streamChat } from "stopstream";
- * const result: ChatResult = await streamChat({ baseURL: "http://127.0.0.1:8787/demo/v1", body: { model: "demo", messages: [] } }).result;
- * console.log(result.content, result.finishReason, result.attempts);
- * ```
- */
+/** The assembled answer of one `streamChat` call. */
 export interface ChatResult {
   /** The provider's id for the answer. */
   id: string;
@@ -190,28 +94,17 @@ export interface ChatResult {
   content: string;
   /** The model's reasoning text (`""` when it sent none). */
   reasoning: string;
-  /**
-   * Signed and redacted reasoning blocks (Anthropic extended thinking), to send back with the
-   * assistant turn; absent when the provider sent none.
-   */
+  /** Signed and redacted reasoning blocks (Anthropic), to send back with the assistant turn. */
   reasoningDetails?: ReasoningDetail[];
   /** A refusal the provider sent apart from the text (OpenAI `refusal`). */
   refusal?: string;
   /** The tool calls, in order, with their complete arguments. */
   toolCalls: ToolCall[];
-  /**
-   * The assistant turn in the provider's own shape, lossless (every block or item, unknown
-   * kinds included, in order): what `content`, `reasoning`, `toolCalls` and
-   * `reasoningDetails` are derived from, and what to send back on the next turn. Always set
-   * by stopstream.
-   */
+  /** The assistant turn in the provider's own shape, lossless: what to send back next turn. */
   output?: ChatOutput;
   /** Sources the answer cites; absent when there are none. */
   citations?: Citation[];
-  /**
-   * Normalised (see {@linkcode FinishReason}); a provider value outside the set counts as
-   * `stop`. Always `error` on a partial result.
-   */
+  /** Normalised; an unknown provider value counts as `stop`, a partial result is `error`. */
   finishReason: FinishReason;
   /** The provider's own finish/stop reason, before normalisation. */
   providerFinishReason?: string;
@@ -223,35 +116,19 @@ export interface ChatResult {
   rateLimit?: Record<string, string>;
   /** Which target answered (`index` 0: the primary, `n`: `fallbacks[n - 1]`); never the key. */
   target?: ResultTarget;
-  /**
-   * `true` when `onPartial: "return"` resolved a stream that failed after content (its
-   * `finishReason` is then `error`).
-   */
+  /** `true` when `onPartial: "return"` resolved a stream that failed after content. */
   partial?: boolean;
   /** The failure behind a partial result. */
   error?: Error;
   /** How many times a cut-off answer was continued (`onPartial: "continue"`). */
   continuations?: number;
-  /** `false` when the provider refused streaming and the answer came from one non-streaming request. */
+  /** `false` when the provider refused streaming and one non-streaming request answered. */
   streamed?: boolean;
-  /**
-   * How many times the answer was resumed after its connection dropped or stalled (one per
-   * `resume` event): a stream the server keeps running (the stopstream relay's resumable
-   * streams, OpenAI Responses background mode) continues where it broke off.
-   */
+  /** How many times the answer was resumed after its connection dropped or stalled. */
   resumes?: number;
 }
 
-/**
- * Events yielded while iterating a {@linkcode ChatStream}, discriminated on `type`.
- *
- * @example
- * ```ts
- * function show(event: StreamEvent): void {
- *   if (event.type === "text") console.log(event.text);
- * }
- * ```
- */
+/** Events yielded while iterating a {@linkcode ChatStream}, discriminated on `type`. */
 export type StreamEvent =
   | { type: "open"; attempt: number; status: number; headers: Record<string, string> }
   | { type: "text"; text: string }

@@ -1,10 +1,3 @@
-/**
- * `ChatStream`: what `streamChat` returns. Events for those who iterate, one `result` for
- * everyone, one place where a stop settles both at once.
- *
- * @module
- */
-
 import { CallControl, noop } from "./call_control.ts";
 import { interruptedMessage } from "./error_messages.ts";
 import { InterruptedError, TimeoutError } from "./error_classes.ts";
@@ -15,9 +8,8 @@ import type { ChatResult, StreamEvent } from "./chat_result.ts";
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 
 /**
- * A streaming chat call. Iterate it for events, await `result` for the assembled answer, or
- * both. Nothing is sent until one of the two is used. Breaking out of a `for await` stops
- * the call and closes the connection.
+ * A streaming chat call: iterate it for events, await `result` for the answer, or both.
+ * Nothing is sent until one is used; breaking out of a `for await` stops the call.
  *
  * @example
  * ```ts
@@ -65,10 +57,7 @@ export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
     return this.#result;
   }
 
-  /**
-   * Iterates the events; a stream can be iterated once, and not with `onPartial: "retry"`
-   * (which starts over after output was delivered: an iterator would see it twice).
-   */
+  /** Iterates the events, once; not allowed with `onPartial: "retry"` (it would repeat output). */
   [Symbol.asyncIterator](): AsyncIterator<StreamEvent> {
     if (this.#listening) throw new TypeError("stopstream: a ChatStream can be iterated only once");
     if (this.#plan.onPartial === "retry") {
@@ -86,7 +75,6 @@ export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
     return {
       next: () => this.#next(),
       return: () => {
-        // Pending next() calls just end: the consumer closed the iteration itself.
         const pulls = this.#pulls.splice(0);
         for (const pull of pulls) pull.resolve(DONE);
         if (!this.#ended) {
@@ -188,7 +176,6 @@ export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
       if (this.#listening) this.push({ type: "finish", result });
       this.#settle();
       this.#resolve(result);
-      // Extra next() calls made without awaiting: the iteration is over.
       for (const pull of this.#pulls.splice(0)) pull.resolve(DONE);
     } catch (error) {
       this.#fail(error, false);
@@ -203,8 +190,7 @@ export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
 
   #fail(error: unknown, dropQueued: boolean): void {
     if (this.#ended) return;
-    // Every error that ends a call says how many requests it made; the stop errors (abort,
-    // total timeout, `break`) are created here, outside the retry loop that counts them.
+    // The stop errors (abort, total timeout, `break`) are made here, outside the loop that counts.
     const ended = error as { attempts?: number } | null;
     if (typeof ended === "object" && ended !== null && ended.attempts === undefined) {
       ended.attempts = this.#control.attempts;
@@ -217,7 +203,6 @@ export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
     }
     const pulls = this.#pulls.splice(0);
     if (pulls.length > 0) {
-      // The first waiting next() gets the error; any others simply end.
       pulls[0]!.reject(error);
       for (let i = 1; i < pulls.length; i++) pulls[i]!.resolve(DONE);
     } else {
@@ -226,7 +211,6 @@ export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
     }
   }
 
-  /** Marks the call over and releases the signal listener and the total timer. */
   #settle(): void {
     this.#ended = true;
     this.#plan.signal?.removeEventListener("abort", this.#onAbort);

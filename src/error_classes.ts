@@ -1,15 +1,5 @@
-/**
- * The typed error classes. Every error stopstream throws extends {@linkcode StopstreamError},
- * has a `name` equal to its class name, and keeps the underlying failure in `cause`. Its
- * `message` is one sentence for a person: what happened and what to do, with one `stopstream:`
- * prefix; the chain of causes stays in `cause`, never in the text. The guards that tell them
- * apart across two copies of the package are in `error_guards.ts`.
- *
- * The fields each constructor sets are `declare`d: declared plainly, every one would first be
- * defined as `undefined` (ES class fields), which only costs bundle bytes.
- *
- * @module
- */
+// The error classes. Constructor-set fields are `declare`d: plain class fields would first be
+// defined as `undefined`, which only costs bundle bytes.
 
 import {
   interruptedMessage,
@@ -21,15 +11,7 @@ import {
 } from "./error_messages.ts";
 import type { ChatResult } from "./chat_result.ts";
 
-/**
- * The brand every stopstream error carries, from the global symbol registry so that two copies
- * of the package (npm and JSR in one app) share it.
- *
- * @example
- * ```ts
- * const branded = (value as { [BRAND]?: boolean })[BRAND] === true;
- * ```
- */
+/** From the global symbol registry, so two copies of the package (npm + JSR) share it. */
 export const BRAND: unique symbol = Symbol.for("stopstream.error") as never;
 
 /**
@@ -43,10 +25,7 @@ export const BRAND: unique symbol = Symbol.for("stopstream.error") as never;
 export class StopstreamError extends Error {
   /** Always the class's own name, so errors can be told apart without `instanceof`. */
   override name = "StopstreamError";
-  /**
-   * How many HTTP requests the call had made when it ended: set on every error that ends a
-   * call (`0` when it was stopped before its first request).
-   */
+  /** How many HTTP requests the call had made when it ended (`0`: stopped before the first). */
   attempts?: number;
   /** Brand for cross-copy guards. */
   readonly [BRAND] = true;
@@ -58,8 +37,7 @@ export class StopstreamError extends Error {
 }
 
 /**
- * The caller stopped the call: its `AbortSignal` fired, or it stopped iterating.
- * `cause` is the signal's reason. Never retried.
+ * The caller stopped the call (its `AbortSignal` fired, or it stopped iterating). Never retried.
  *
  * @example
  * ```ts
@@ -79,8 +57,7 @@ export class InterruptedError extends StopstreamError {
 }
 
 /**
- * The server answered with a non-2xx status. `body` is the parsed JSON error when the body
- * was JSON, its text otherwise, capped at 64 KiB.
+ * The server answered with a non-2xx status.
  *
  * @example
  * ```ts
@@ -112,8 +89,7 @@ export class APIStatusError extends StopstreamError {
 }
 
 /**
- * The connection failed or closed before the stream completed (a network error, a reset, a
- * body that ended before its terminal event). Retryable before content reached the caller.
+ * The connection failed or closed before the stream completed; retried before any content.
  *
  * @example
  * ```ts
@@ -129,8 +105,7 @@ export class ConnectionError extends StopstreamError {
 export type TimeoutPhase = "headers" | "first-event" | "idle" | "total";
 
 /**
- * One of the client's own timers fired. `headers`, `first-event` and `idle` are retried;
- * `total` ends the call.
+ * One of the client's own timers fired; `total` ends the call, the other phases are retried.
  *
  * @example
  * ```ts
@@ -154,9 +129,7 @@ export class TimeoutError extends StopstreamError {
 }
 
 /**
- * The response is not a well-formed stream: a 200 that is not `text/event-stream`, a data
- * line that is not JSON, an event larger than the cap. Not retried: the same request would
- * get the same answer.
+ * The response is not a well-formed stream (wrong content type, bad JSON, oversized event).
  *
  * @example
  * ```ts
@@ -169,9 +142,7 @@ export class StreamProtocolError extends StopstreamError {
 }
 
 /**
- * The provider reported an error inside the stream (`data: {"error": …}`, `event: error`).
- * `retryable` says whether it describes a transient condition (connection lost, overloaded,
- * rate limited, server error).
+ * The provider reported an error inside the stream; `retryable` says if it is transient.
  *
  * @example
  * ```ts
@@ -201,8 +172,7 @@ export class UpstreamStreamError extends StopstreamError {
 }
 
 /**
- * The stream failed after content had reached the caller, so it was not retried (a retry
- * would repeat output). `partial` holds everything assembled so far; `cause` is the failure.
+ * The stream failed after content reached the caller, so it was not retried; see `partial`.
  *
  * @example
  * ```ts
@@ -232,12 +202,7 @@ export type RedirectReason =
   | "see-other";
 
 /**
- * The server redirected the request somewhere stopstream will not follow: to another origin
- * (where the credentials must not go), to a URL with credentials in it (`user:pw@`), in a loop,
- * more than 5 times, with a 303 See Other (which asks for a `GET` instead of the `POST`), or — in
- * a browser — at all (the browser hides where an opaque redirect points). Other same-origin
- * redirects are followed, up to 5, with the same method, headers and body. Never retried: the
- * same request would be redirected the same way.
+ * The server redirected where stopstream will not follow (another origin, a loop…); not retried.
  *
  * @example
  * ```ts
@@ -247,10 +212,7 @@ export type RedirectReason =
 export class RedirectError extends StopstreamError {
   /** `"RedirectError"`. */
   override name = "RedirectError";
-  /**
-   * Another origin, a loop, a sixth redirect, a browser's opaque redirect, a URL with
-   * credentials, or a 303 on a `POST`.
-   */
+  /** Why the redirect was refused. */
   declare readonly reason: RedirectReason;
   /** The redirect's status (301, 302, 303, 307, 308), or 0 for a browser's opaque redirect. */
   declare readonly status: number;

@@ -1,10 +1,5 @@
-/**
- * Guards for the typed errors. Use them rather than `instanceof` when two copies of stopstream
- * may meet in one app (an npm and a JSR copy): they check the `name` and a brand, not the
- * prototype.
- *
- * @module
- */
+// Error guards that check `name` and a brand, not the prototype: two copies of stopstream
+// (npm + JSR) may meet in one app.
 
 import {
   type APIStatusError,

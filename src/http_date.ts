@@ -1,33 +1,13 @@
-/**
- * A strict HTTP-date parser (RFC 9110 §5.6.7). `Date.parse` accepts almost anything — `-1`,
- * `12 1` and `3/4` are all dates to it, in the past, so a `Retry-After` of garbage became
- * "retry at once". Only the three formats the RFC defines are accepted here.
- *
- * @module
- */
+// A strict HTTP-date parser (RFC 9110 §5.6.7): `Date.parse` takes `-1` or `3/4` for past dates,
+// which would turn a garbage `Retry-After` into "retry at once".
 
 const MONTHS = "JanFebMarAprMayJunJulAugSepOctNovDec";
-/**
- * The three formats in one pattern (one per format cost the core a quarter of a kilobyte):
- * IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT` and the obsolete RFC 850
- * `Sunday, 06-Nov-94 08:49:37 GMT` (groups 1–3: day, month, year), the obsolete asctime
- * `Sun Nov  6 08:49:37 1994` (groups 4–5: month, day; 9: year); 6–8: the time. A date has
- * exactly one year: before the time, with `GMT` after it, or at the end. The day's name is
- * not checked against the date (RFC 9110 does not ask it), only its shape.
- */
+// IMF-fixdate and RFC 850 (groups 1–3: day, month, year), asctime (4–5: month, day; 9: year);
+// 6–8: the time. Exactly one year must match. The day's name is checked for shape only.
 const HTTP_DATE =
   /^[A-Z][a-z]{2,8},? (?:(\d\d)[ -]([A-Z][a-z]{2})[ -](\d{4}|\d\d)|([A-Z][a-z]{2}) ([ \d]\d)) (\d\d):(\d\d):(\d\d) (?:GMT|(\d{4}))$/;
 
-/**
- * Milliseconds since the epoch of an HTTP-date in one of RFC 9110's three formats, or
- * `undefined` for anything else (including impossible dates such as 31 February).
- *
- * @example
- * ```ts
- * parseHTTPDate("Sun, 06 Nov 1994 08:49:37 GMT"); // 784111777000
- * parseHTTPDate("-1"); // undefined
- * ```
- */
+/** Epoch ms of an HTTP-date in one of RFC 9110's three formats, else `undefined`. */
 export function parseHTTPDate(text: string, now: number = Date.now()): number | undefined {
   const date = HTTP_DATE.exec(text.trim());
   if (date === null || (date[3] === undefined) === (date[9] === undefined)) return undefined;

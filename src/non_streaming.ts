@@ -1,11 +1,4 @@
-/**
- * The non-streaming fallback, loaded on first use: the one non-streaming request a call makes
- * when a provider refuses to stream (see streaming_refused.ts), its answer delivered as the
- * same events and result, with `result.streamed = false`. Like the other modules loaded on
- * first use it imports only types from the core and is handed its helpers (core_kit.ts).
- *
- * @module
- */
+// The one non-streaming request made when a provider refuses to stream, loaded on first use.
 
 import type { Attempt, AttemptSetup } from "./transport.ts";
 import type { CoreKit } from "./core_kit.ts";
@@ -15,21 +8,11 @@ import type { CallTarget } from "./retry_loop.ts";
 import type { RequestWhole } from "./streaming_refused.ts";
 import type { Watchdog } from "./watchdog.ts";
 
-/**
- * {@linkcode RequestWhole}, given the core's helpers.
- *
- * @example
- * ```ts
- * const requestWhole = wholeAnswers(CORE_KIT);
- * const result = await requestWhole(target, protocol, control, consumer, attempt, maxBytes);
- * ```
- */
 export function wholeAnswers(kit: CoreKit): RequestWhole {
   useCore(kit);
   return requestWhole;
 }
 
-/** See {@linkcode RequestWhole}. */
 const requestWhole: RequestWhole = async (
   target,
   protocol,
@@ -38,8 +21,7 @@ const requestWhole: RequestWhole = async (
   attempt,
   maxBytes,
 ) => {
-  // The same Attempt as a streaming request: a stop or a timer cancels it the same way, and
-  // no error leaves it with a credential in it.
+  // The same Attempt as a streaming request: stoppable the same way, no credential in errors.
   const request = new core.Attempt(control);
   const setup: AttemptSetup = {
     fetch: target.fetch,
@@ -69,12 +51,7 @@ const requestWhole: RequestWhole = async (
   }
 };
 
-/**
- * Sends the request and reads the whole answer, at most `maxBytes`. `firstEventMs` bounds the
- * wait for headers (such a server only answers once the whole reply is ready), then `idleMs`
- * the silences while reading. Resolves with a 2xx answer's JSON body; rejects with its status
- * or the error its body reports.
- */
+/** `firstEventMs` bounds the wait for headers (sent once the reply is ready), then `idleMs`. */
 async function readAnswer(
   request: Attempt,
   setup: AttemptSetup,

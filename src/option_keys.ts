@@ -1,19 +1,7 @@
-/**
- * Options checked against one declarative table: each option's {@linkcode Rule} (what its value
- * must be, its default), or the table of an option that is itself an object of options
- * (`retry`, `timeouts`). One walk fills in the defaults and refuses, at once, a bad value (a
- * `TypeError`, or a `RangeError` for a number out of range, naming the option and the value it
- * had) and an unknown name, with the option it most likely means: a misspelt `maxRetry` must
- * not be silently ignored. Checked once per call, never per event.
- *
- * @module
- */
+// Options checked against one declarative table, once per call: defaults filled in, a bad value
+// or an unknown name (with its likely meaning: a misspelt `maxRetry` must not be ignored) thrown.
 
-/**
- * What an option's value must be: `[test, words, fallback, error]`. A value that is not given
- * takes `fallback`, then must pass `test` (so an optional option's test accepts `undefined`);
- * otherwise the call throws `error` (default `TypeError`) saying the option must be `words`.
- */
+/** `[test, words, fallback, error]`: a missing value takes `fallback`, then must pass `test`. */
 export type Rule = readonly [
   test: (value: unknown) => boolean,
   words: string,
@@ -21,23 +9,11 @@ export type Rule = readonly [
   error?: typeof TypeError,
 ];
 
-/** Option names → their rule, or the table of an option that is an object of options. */
 export interface OptionTable {
   readonly [name: string]: Rule | OptionTable;
 }
 
-/**
- * `value`'s options checked against `table`, with the defaults filled in: a new object that
- * has every option of the table. `where` prefixes the names in messages (`"fallbacks[0]."`).
- *
- * @example
- * ```ts
- * const integer: Rule = [(v) => Number.isInteger(v), "an integer", 2, RangeError];
- * checkOptions({}, { maxRetries: integer }, ""); // { maxRetries: 2 }
- * checkOptions({ maxRetry: 3 }, { maxRetries: integer }, "");
- * // TypeError: stopstream: `maxRetry` is not a streamChat option; did you mean `maxRetries`?
- * ```
- */
+/** A new object with every option of `table`; `where` prefixes names (`"fallbacks[0]."`). */
 export function checkOptions(
   value: object,
   table: OptionTable,
@@ -66,15 +42,6 @@ export function checkOptions(
   return checked;
 }
 
-/**
- * The error for an option `name` whose `value` is not `words`: "stopstream: \`name\` must be
- * words, got value" (objects named by their kind, not their contents).
- *
- * @example
- * ```ts
- * throw mustBe("fallbacks[0]", "an object", 3); // TypeError: stopstream: `fallbacks[0]` must be an object, got 3
- * ```
- */
 export function mustBe(
   name: string,
   words: string,
@@ -115,17 +82,7 @@ function unknownOption(
   );
 }
 
-/**
- * The candidate that `name` most likely misspells: within a few edits (ignoring case; a swap
- * of two neighbours counts as two), or else one that contains it or is contained in it
- * (`retries` for `maxRetries`); `undefined` when none is that close.
- *
- * @example
- * ```ts
- * closestName("maxRetry", ["maxRetries", "retry", "timeouts"]); // "maxRetries"
- * closestName("bogus", ["model", "json"]); // undefined
- * ```
- */
+/** Within a few edits (case ignored), else a candidate containing it or contained in it. */
 export function closestName(name: string, candidates: readonly string[]): string | undefined {
   const word = name.toLowerCase();
   let best: string | undefined;
@@ -150,10 +107,7 @@ export function closestName(name: string, candidates: readonly string[]): string
   return best ?? part;
 }
 
-/**
- * Levenshtein distance: insertions, deletions, substitutions (an adjacent swap counts two,
- * which the thresholds in `closestName` allow for any name of four letters or more).
- */
+/** Levenshtein: an adjacent swap counts two, which `closestName`'s thresholds allow for. */
 function editDistance(a: string, b: string): number {
   const d: number[][] = [];
   for (let i = 0; i <= a.length; i++) {

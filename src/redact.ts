@@ -1,41 +1,15 @@
-/**
- * Keeping credentials out of what stopstream says. An upstream may echo the key it was sent
- * (in an error message, a body, an in-stream error), and error text is cut to a readable
- * length; redacting after the cut would let a key that straddles it leak its first characters.
- * So text is redacted first, and redaction also catches a key that was cut already: anything
- * that starts with a key's first {@linkcode MIN_SECRET} characters goes, with the rest of its
- * token.
- *
- * @module
- */
+// Keeping credentials out of what stopstream says. Text is redacted before it is cut, and a
+// key's first MIN_SECRET characters redact the rest of its token: a key cut short still goes.
 
-/**
- * What replaces a secret.
- *
- * @example
- * ```ts
- * redact(`key ${apiKey}`, [apiKey]) === `key ${REDACTED}`; // true
- * ```
- */
 export const REDACTED = "[redacted]";
-/** Shorter strings are not treated as secrets: they would redact ordinary words. */
+/** Shorter strings would redact ordinary words. */
 const MIN_SECRET = 8;
-/** Header names whose values are credentials (`authorization`, `x-api-key`, `cf-aig-…`). */
 const CREDENTIAL_HEADER = /auth|key|token|secret|password/i;
-/** What a key, or a key echoed masked (`sk-proj-****wxyz`), is made of. */
+/** Covers a key echoed masked (`sk-proj-****wxyz`). */
 const TOKEN_CHAR = /[\w*-]/;
-/** Fields of stopstream's errors that hold an object a server sent: redacted as its JSON. */
+/** Error fields holding an object a server sent: redacted as its JSON. */
 const CARRIED = new Set(["body", "data", "headers"]);
 
-/**
- * `text` with every occurrence of a secret — or of a secret's first 8 characters, with the rest
- * of that token (a key cut short, or masked) — replaced by `[redacted]`.
- *
- * @example
- * ```ts
- * redact("bad key sk-abcdefgh123", ["sk-abcdefgh1234567"]); // "bad key [redacted]"
- * ```
- */
 export function redact(text: string, secrets: readonly string[]): string {
   for (const secret of secrets) {
     if (secret.length < MIN_SECRET) continue;
@@ -55,15 +29,7 @@ export function redact(text: string, secrets: readonly string[]): string {
   return text;
 }
 
-/**
- * `text` without keys as providers echo them masked (`sk-proj-****…Ab1c`): their ends are still
- * the key's. Linear: one `indexOf` per mask.
- *
- * @example
- * ```ts
- * redactMasked("Incorrect API key provided: sk-proj-****wxyz."); // "Incorrect API key provided: [redacted]."
- * ```
- */
+/** Masked keys as providers echo them (`sk-proj-****…Ab1c`): their ends are still the key's. */
 export function redactMasked(text: string): string {
   let out = "";
   let from = 0;
@@ -78,27 +44,10 @@ export function redactMasked(text: string): string {
   return out + text.slice(from);
 }
 
-/**
- * Redacts then cuts: at most `max` characters of `text`, with no secret (or its head) in them.
- *
- * @example
- * ```ts
- * excerpt(body, 200, [apiKey]);
- * ```
- */
 export function excerpt(text: string, max: number, secrets: readonly string[]): string {
   return redact(text, secrets).slice(0, max);
 }
 
-/**
- * The credentials a request carries: the values of its `authorization`-, `key`- or
- * `token`-like headers, without an auth scheme (`Bearer`).
- *
- * @example
- * ```ts
- * credentialsOf(new Headers({ authorization: "Bearer sk-1234567890" })); // ["sk-1234567890"]
- * ```
- */
 export function credentialsOf(headers: Headers): string[] {
   const found: string[] = [];
   headers.forEach((value, name) => {
@@ -107,17 +56,7 @@ export function credentialsOf(headers: Headers): string[] {
   return found;
 }
 
-/**
- * Redacts `secrets` from an error, in place: its message and stack, every string field (a
- * `providerMessage`, a `RedirectError`'s `targetOrigin`), the `body`, `data` and `headers` it
- * carries (an upstream's error body and response headers, an in-stream error), and its `cause`
- * chain.
- *
- * @example
- * ```ts
- * throw redactError(error, credentialsOf(request.headers));
- * ```
- */
+/** In place: message, stack, every string field, `body`/`data`/`headers`, and the `cause` chain. */
 export function redactError<T>(error: T, secrets: readonly string[]): T {
   let current: unknown = error;
   const chain: Array<Error & Record<string, unknown>> = [];
@@ -155,9 +94,8 @@ function plainCopy(error: Error, message: string, cause: Error | undefined): Err
 }
 
 /**
- * Sets `object[field]` to `value` when it differs, as an own value (so that it shadows a getter
- * without a setter: a DOMException's message); `false` when the object refuses. A cause from
- * elsewhere may have fields that cannot be written, so nothing is written that did not change.
+ * Writes an own value (shadowing a getter, e.g. a DOMException's message); `false` if refused.
+ * Unchanged fields are not written: a foreign cause may have read-only ones.
  */
 function write(object: Record<string, unknown>, field: string, value: unknown): boolean {
   if (object[field] === value) return true;

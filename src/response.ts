@@ -1,24 +1,8 @@
-/**
- * What the client reads off a response besides its stream: the headers as a plain record,
- * the rate-limit headers, an error reported in a `200` JSON body, and what a body that is not
- * an event stream was.
- *
- * @module
- */
-
 import { APIStatusError, StreamProtocolError } from "./error_classes.ts";
 import { malformedMessage } from "./error_messages.ts";
 import type { Protocol } from "./protocols/protocol.ts";
 
-/**
- * The error a `200` JSON body reports (`{"error": {…}}`): the protocol's typed error, or an
- * `APIStatusError` when the protocol does not recognise it; `undefined` for any other body.
- *
- * @example
- * ```ts
- * errorInBody({ error: { type: "overloaded_error" } }, 200, {}, protocol)?.name; // "UpstreamStreamError"
- * ```
- */
+/** The error a `200` JSON body reports (`{"error": {…}}`), else `undefined`. */
 export function errorInBody(
   body: unknown,
   status: number,
@@ -31,14 +15,6 @@ export function errorInBody(
   return protocol.toUpstreamError(body) ?? new APIStatusError(status, headers, body);
 }
 
-/**
- * The response's `x-ratelimit-*` headers, or `undefined` when it sent none.
- *
- * @example
- * ```ts
- * pickRateLimit({ "x-ratelimit-remaining-requests": "9", date: "…" }); // { "x-ratelimit-remaining-requests": "9" }
- * ```
- */
 export function pickRateLimit(headers: Record<string, string>): Record<string, string> | undefined {
   let picked: Record<string, string> | undefined;
   for (const name in headers) {
@@ -47,14 +23,6 @@ export function pickRateLimit(headers: Record<string, string>): Record<string, s
   return picked;
 }
 
-/**
- * Plain-object copy of response headers, lower-case names.
- *
- * @example
- * ```ts
- * headersToRecord(new Headers({ "Retry-After": "1" })); // { "retry-after": "1" }
- * ```
- */
 export function headersToRecord(headers: Headers): Record<string, string> {
   const record: Record<string, string> = {};
   headers.forEach((value, name) => {
@@ -63,15 +31,7 @@ export function headersToRecord(headers: Headers): Record<string, string> {
   return record;
 }
 
-/**
- * What a body that should have been an event stream and is not was (`what` says what came
- * instead): the error it reports, else a `StreamProtocolError` quoting it.
- *
- * @example
- * ```ts
- * throw notAStream("<html>…", 200, headers, protocol, "text/html, not an event stream");
- * ```
- */
+/** For a body that should have been an event stream: its error, else a `StreamProtocolError`. */
 export function notAStream(
   body: unknown,
   status: number,

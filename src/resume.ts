@@ -1,29 +1,7 @@
-/**
- * Resumable streams. When the server keeps a stream running after the connection to it drops,
- * a drop or a stall goes on with the same answer over a new connection instead of failing it,
- * and a stop cancels the stream on the server. Two servers keep one:
- *
- * - the stopstream relay, when a response carries `x-stopstream-stream-id` and its events carry
- *   `id:`: resumed with `GET {baseURL}/streams/{id}` and `Last-Event-ID`, cancelled with
- *   `POST {baseURL}/streams/{id}/cancel`;
- * - OpenAI Responses background mode (`body.background: true`): resumed with
- *   `GET {baseURL}/responses/{id}?stream=true&starting_after={sequence_number}`, cancelled with
- *   `POST {baseURL}/responses/{id}/cancel`.
- *
- * A resume is not a new answer: the new connection feeds the same decoder and accumulator, so
- * tool-call slots and open blocks carry over. Both servers number events with consecutive
- * integers (the relay from 1), so a resumed connection is checked twice, at no cost per event:
- * its first event must be the one right after the last event processed (a server that ignored
- * the position and replays from the start is refused before anything repeats), and when it
- * ends or drops, the events it fed must take the number exactly that far (a server that left
- * events out, or repeated some, further on). Either, or an event without a number, ends the
- * call as a stream that could not be resumed.
- *
- * Loaded on first use: resumable.ts loads it when a response says the server keeps the stream,
- * and hands it the core's helpers (core_kit.ts), so it imports only types from the core.
- *
- * @module
- */
+// Resumable streams: a drop or stall goes on over a new connection (relay `GET /streams/{id}`
+// with `Last-Event-ID`, or Responses background `starting_after`); a stop cancels it there.
+// Events are numbered consecutively, so a resumed connection is checked at no per-event cost:
+// its first event must follow the last processed, and what it fed must reach its last id exactly.
 
 import type { EventSourceMessage } from "eventsource-parser";
 import type { Accumulator } from "./accumulator.ts";
@@ -35,38 +13,18 @@ import type { CallTarget } from "./retry_loop.ts";
 import type { SseFeed } from "./sse_feed.ts";
 import type { StreamRequest } from "./transport.ts";
 
-/** A cancel is sent on the way out and nobody waits for it; this bounds how long it may run. */
+/** Bounds an unawaited cancel sent on the way out. */
 const CANCEL_TIMEOUT_MS = 5_000;
-/** An event id the client can check the next connection against: a safe decimal integer. */
+/** An event id the next connection can be checked against: a safe decimal integer. */
 const EVENT_NUMBER = /^(?:0|[1-9]\d{0,14})$/;
-/**
- * A stream or response id as it may go into a URL path: a server's word is not trusted to stay
- * one path segment (`..` would not).
- */
+/** An id that goes into a URL path: a server's word is not trusted to stay one segment. */
 const STREAM_ID = /^[\w-]{1,200}$/;
 
-/**
- * The resumable side of one target's stream: learns from the first response whether the
- * server keeps the stream, turns a drop into a resume (the loop decides when), checks that
- * the new connection goes on exactly where the old one stopped, and cancels the stream on the
- * server when the caller stops.
- *
- * @example
- * ```ts
- * const Client = resumption(CORE_KIT);
- * const client = new Client(target, control, false);
- * const after = client.resumeAfter(error, exhausted); // "12": resume after event 12
- * const error2 = after === undefined ? client.failure(error) : error;
- * ```
- */
 export class Resumption implements Cancellable {
   #target: CallTarget;
   #control: CallControl;
-  /** OpenAI Responses background mode; otherwise a relay stream, when a response says so. */
   #background: boolean;
-  /** The relay's stream id, once a response carried one. */
   #streamId: string | undefined = undefined;
-  /** The stream being read and the answer it builds, once a response opened one. */
   #feed: SseFeed | undefined = undefined;
   #acc: Accumulator | undefined = undefined;
   /** Whether the current connection got as far as its body (a cut, not a failed resume). */
@@ -75,34 +33,28 @@ export class Resumption implements Cancellable {
   #after: string | undefined = undefined;
   /** `feed.events` when `#after` was taken: what a resumed connection fed is counted from it. */
   #fed = 0;
-  /** A resumed connection that did not feed its events in order: the call's failure. */
   #refused: StreamProtocolError | undefined = undefined;
-  /** The failure that cut the stream: the call's failure when it cannot be resumed after all. */
+  /** The failure that cut the stream: the call's failure if it cannot be resumed after all. */
   #cut: unknown = undefined;
 
-  /** `background`: the call is in Responses background mode (resumable.ts decides it). */
   constructor(target: CallTarget, control: CallControl, background: boolean) {
     this.#target = target;
     this.#control = control;
     this.#background = background;
   }
 
-  /** The answer the next attempt goes on with, while resuming. */
   get acc(): Accumulator | undefined {
     return this.#after === undefined ? undefined : this.#acc;
   }
 
-  /** The feed the next connection goes on with, while resuming. */
   get feed(): SseFeed | undefined {
     return this.#after === undefined ? undefined : this.#feed;
   }
 
-  /** The next attempt's request while resuming: a `GET` for the rest of the stream. */
   request(): StreamRequest | undefined {
     const after = this.#after;
     if (after === undefined) return undefined;
-    // Counted when the reconnect is made: a resume refused by the deadline or the retry budget
-    // never happened.
+    // Counted here: a resume refused by the deadline or the retry budget never happened.
     this.#acc!.resumes++;
     const headers = this.#headers("text/event-stream");
     if (this.#background) {
@@ -113,10 +65,6 @@ export class Resumption implements Cancellable {
     return { method: "GET", url: this.#url("streams", this.#streamId!, ""), headers };
   }
 
-  /**
-   * A response is a stream: a new one (resumable when `id`, its `x-stopstream-stream-id`, is a
-   * usable stream id, or in background mode) or the rest of this one.
-   */
   opened(id: string | undefined, feed: SseFeed, acc: Accumulator): void {
     this.#open = true;
     if (this.#after !== undefined) {
@@ -129,18 +77,14 @@ export class Resumption implements Cancellable {
     if (this.#background || this.#streamId !== undefined) this.#control.remote = this;
   }
 
-  /**
-   * After a failed attempt: the event to resume after (`""`: the start) when the stream can go
-   * on over a new connection, else `undefined` (then call {@linkcode Resumption.failure}).
-   */
+  /** The event to resume after (`""`: the start), or `undefined` (then call `failure`). */
   resumeAfter(error: unknown, exhausted: boolean): string | undefined {
     const feed = this.#feed;
     if (feed === undefined) return undefined;
     const after = this.#position(feed);
     this.#refused = this.#outOfOrder(feed, after);
     if (this.#refused !== undefined || exhausted) return undefined;
-    // A drop, a stall, a passing failure of a resume. An error the stream itself reported is
-    // stored on the server with it: resuming would only replay it.
+    // An error the stream itself reported is stored with it on the server: resuming replays it.
     if (!core.isRetryable(error) || core.isUpstreamStreamError(error)) return undefined;
     if (after === undefined) return undefined;
     if (this.#open || this.#cut === undefined) this.#cut = error;
@@ -150,16 +94,13 @@ export class Resumption implements Cancellable {
     return after;
   }
 
-  /** The stream ended: a resumed one must have fed every event up to its last, once. */
+  /** A resumed stream must have fed every event up to its last, once. */
   ended(feed: SseFeed): void {
     const refused = this.#outOfOrder(feed, this.#position(feed));
     if (refused !== undefined) throw refused;
   }
 
-  /**
-   * After a failed attempt that is not resumed: ends this stream and returns the error the
-   * call goes on with. A resume that found the stream gone (404, 410) fails as the cut did.
-   */
+  /** Ends this stream; a resume that found it gone (404, 410) fails as the cut did. */
   failure(error: unknown): unknown {
     const gone = this.#after !== undefined && core.isAPIStatusError(error) &&
       (error.status === 404 || error.status === 410);
@@ -176,17 +117,14 @@ export class Resumption implements Cancellable {
     return refused ?? (gone ? cut : error);
   }
 
-  /** The caller stopped (`CallControl.stop`, once): cancels the stream on the server, unawaited. */
   cancel(reason: Error): void {
-    // Only the caller's stop ends the answer on the server. When the client gives up by itself
-    // (the total timeout), the answer stays there for whoever resumes it.
+    // Only the caller's stop ends the answer on the server; after a total timeout it stays
+    // there for whoever resumes it.
     if (!core.isInterruptedError(reason) || this.#feed === undefined) return;
     const id = this.#background ? this.#responseId() : this.#streamId;
     if (id === undefined) return; // no response.created yet: nothing to name
     const url = this.#url(this.#background ? "responses" : "streams", id, "/cancel");
-    // Redirects by hand, as for every request that carries the key: fetch would follow one to
-    // another origin with `x-api-key` (or Azure's `api-key`) still on it. Best effort: a refused
-    // redirect, like a fetch that throws, only means the cancel did not reach the server.
+    // Redirects by hand, as for every keyed request; a refused one only means no cancel.
     core.fetchFollowing(this.#target.fetch, url, {
       method: "POST",
       headers: this.#headers("application/json"),
@@ -194,10 +132,8 @@ export class Resumption implements Cancellable {
     }).then((response) => response.body?.cancel(), core.noop).catch(core.noop);
   }
 
-  /** Where the stream stands after what was processed, if the next connection can prove it. */
   #position(feed: SseFeed): string | undefined {
     if (this.#background) {
-      // The response id arrives with `response.created`; before it there is nothing to name.
       const cursor = feed.decoder.cursor;
       const numbered = Number.isSafeInteger(cursor) && (cursor as number) >= 0;
       return this.#responseId() !== undefined && numbered ? String(cursor) : undefined;
@@ -208,16 +144,11 @@ export class Resumption implements Cancellable {
     return id !== undefined && EVENT_NUMBER.test(id) ? id : undefined;
   }
 
-  /** The background response's id, once `response.created` gave a usable one. */
   #responseId(): string | undefined {
     const id = this.#acc!.id;
     return STREAM_ID.test(id) ? id : undefined;
   }
 
-  /**
-   * While resuming: whether the events fed since `#after` take the stream exactly to `at` (a
-   * count and a compare, once per connection); the refusal when they do not.
-   */
   #outOfOrder(feed: SseFeed, at: string | undefined): StreamProtocolError | undefined {
     const after = this.#after;
     if (after === undefined) return undefined;
@@ -230,7 +161,6 @@ export class Resumption implements Cancellable {
     );
   }
 
-  /** The check of a resumed connection's first event: the one right after `after` (`""`: 1). */
   #expectNext(after: string): (message: EventSourceMessage) => void {
     const next = Number(after) + 1;
     if (this.#background) {
@@ -247,7 +177,6 @@ export class Resumption implements Cancellable {
     };
   }
 
-  /** Request headers for a resume or a cancel: the original ones (keys included), no body. */
   #headers(accept: string): Headers {
     const headers = new Headers(this.#target.request.headers);
     headers.delete("content-type");
@@ -274,7 +203,6 @@ function notNext(after: string, got: unknown, background: boolean): StreamProtoc
   );
 }
 
-/** A resumed stream refused for `what` it did, naming what the server must honour. */
 function refused(what: string, background: boolean): StreamProtocolError {
   return new core.StreamProtocolError(
     `stopstream: the resumed stream ${what}, so part of the answer would be missing or ` +
@@ -282,16 +210,6 @@ function refused(what: string, background: boolean): StreamProtocolError {
   );
 }
 
-/**
- * The resumable-stream client, given the core's helpers (core_kit.ts); loaded by resumable.ts
- * once a response says the server keeps its stream.
- *
- * @example
- * ```ts
- * const Client = resumption(CORE_KIT);
- * new Client(target, control, false).opened(streamId, feed, acc);
- * ```
- */
 export function resumption(kit: CoreKit): typeof Resumption {
   useCore(kit);
   return Resumption;

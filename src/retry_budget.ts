@@ -1,23 +1,7 @@
-/**
- * A retry budget shared by calls, in the manner of Envoy's retry budgets, Finagle's
- * `RetryBudget` and the AWS SDKs' retry quota: every call's first request deposits a fraction of
- * a retry, every retry withdraws a whole one, and a floor refills with time. During an outage
- * the retries stay a fraction of the traffic instead of multiplying it.
- *
- * @module
- */
+// A retry budget shared by calls (as Envoy, Finagle and the AWS SDKs do): during an outage the
+// retries stay a fraction of the traffic instead of multiplying it.
 
-/**
- * What a shared budget does; {@linkcode createRetryBudget} makes one. Checked by shape, so a
- * budget made by another copy of stopstream (npm and JSR in one app) works too.
- *
- * @example
- * ```ts
- * const budget: RetryBudget = createRetryBudget();
- * budget.deposit(); // a call's first request
- * if (budget.tryWithdraw()) console.log("retry");
- * ```
- */
+/** A budget shared between calls; checked by shape, so another copy of stopstream's works too. */
 export interface RetryBudget {
   /** Credits one call's first request: `ratio` of a retry. */
   deposit(): void;
@@ -27,50 +11,32 @@ export interface RetryBudget {
   readonly balance: number;
 }
 
-/**
- * Options of {@linkcode createRetryBudget}.
- *
- * @example
- * ```ts
- * const options: RetryBudgetOptions = { ratio: 0.1, minPerSecond: 5 };
- * ```
- */
+/** Options of {@linkcode createRetryBudget}. */
 export interface RetryBudgetOptions {
-  /** Retries allowed per call, on top of the floor: 0.2 lets one call in five retry once. Default 0.2. */
+  /** Retries allowed per call, on top of the floor (0.2: one call in five). Default 0.2. */
   ratio?: number | undefined;
-  /**
-   * Retries per second allowed whatever the traffic, so a client with few calls still retries;
-   * up to one second's worth is saved, and a new budget starts with it. Default 10.
-   */
+  /** Retries per second allowed whatever the traffic (up to 1 s's worth saved). Default 10. */
   minPerSecond?: number | undefined;
 }
 
-/** Deposits fade with this time constant: a call counts for about 10 s (Finagle keeps them 10 s). */
+/** Deposits fade with this time constant (Finagle keeps them 10 s). */
 const FADE_MS = 10_000;
 
 /**
- * Makes a retry budget to share between calls (`streamChat({ retryBudget })`). Over any span of
- * time, the retries it allows are at most `ratio` × the calls that deposited, plus
- * `minPerSecond` per second, plus the `minPerSecond` it starts with. Deposits fade over about
- * 10 s, so a long healthy spell does not save up a retry storm for the next outage.
+ * Makes a retry budget to share between calls: retries ≤ `ratio` × calls + `minPerSecond` per
+ * second. Deposits fade over about 10 s, so a healthy spell does not save up a retry storm.
  *
  * @example
  * ```ts
- * import { createRetryBudget, streamChat } from "stopstream";
- *
  * const retryBudget = createRetryBudget({ ratio: 0.2, minPerSecond: 10 });
- * const stream = streamChat({
- *   baseURL: "https://api.openai.com/v1",
- *   body: { model: "gpt-4o-mini", messages: [{ role: "user", content: "Hi" }] },
- *   retryBudget, // the same object for every call
- * });
+ * streamChat({ baseURL, body, retryBudget }); // the same object for every call
  * ```
  */
 export function createRetryBudget(options: RetryBudgetOptions = {}): RetryBudget {
   const ratio = rate("ratio", options.ratio, 0.2);
   const floorMax = rate("minPerSecond", options.minPerSecond, 10);
-  let floor = floorMax; // refills with time, up to one second's worth
-  let earned = 0; // deposited by calls, fading
+  let floor = floorMax;
+  let earned = 0;
   let last = Date.now();
   const settle = (): void => {
     // A clock set back only pauses the budget: the same span is never credited twice.
@@ -100,14 +66,6 @@ export function createRetryBudget(options: RetryBudgetOptions = {}): RetryBudget
   };
 }
 
-/**
- * Whether `value` can serve as a retry budget (by shape: see {@linkcode RetryBudget}).
- *
- * @example
- * ```ts
- * isRetryBudget(createRetryBudget()); // true
- * ```
- */
 export function isRetryBudget(value: unknown): value is RetryBudget {
   const budget = value as RetryBudget | null;
   return typeof budget === "object" && budget !== null && typeof budget.deposit === "function" &&

@@ -1,9 +1,4 @@
-/**
- * The retry loop: targets (primary, then fallbacks), attempts, backoff. Read top to bottom:
- * every rule of when to try again, and when never to, is here.
- *
- * @module
- */
+// The retry loop: every rule of when to try again (and when never to) is here, top to bottom.
 
 import { Accumulator } from "./accumulator.ts";
 import type { CallControl } from "./call_control.ts";
@@ -27,13 +22,11 @@ import type { PartialPolicy } from "./chat_options.ts";
 import type { ChatResult, ResultTarget } from "./chat_result.ts";
 import type { AttemptTimeouts } from "./watchdog.ts";
 
-/** One upstream to try, with everything resolved. */
 export interface CallTarget {
   info: ResultTarget;
   protocol: Protocol | LazyProtocol;
   body: Record<string, unknown>;
   request: ProtocolRequest;
-  /** Rebuilds the request for another body (continuations). */
   rebuild(body: Record<string, unknown>): ProtocolRequest;
   fetch: typeof fetch;
   maxRetries: number;
@@ -41,28 +34,17 @@ export interface CallTarget {
   timeouts: AttemptTimeouts;
 }
 
-/** Everything one call needs, validated by `streamChat`. */
 export interface CallPlan {
   targets: CallTarget[];
   signal: AbortSignal | undefined;
-  /** Absolute time (ms since epoch) when `totalMs` runs out, or `Infinity`; set at start. */
+  /** Epoch ms when `totalMs` runs out, or `Infinity`; set at start. */
   deadline: number;
-  /** `totalMs` as given (for the error message), or `Infinity`. */
   totalMs: number;
   maxEventBytes: number;
   onPartial: PartialPolicy;
-  /** Shared by calls: the call's first request deposits, every retry withdraws (retry_budget.ts). */
   budget: RetryBudget | undefined;
 }
 
-/**
- * Runs the call to a result, or throws the error that ended it.
- *
- * @example
- * ```ts
- * const result = await runCall(plan, control, consumer);
- * ```
- */
 export async function runCall(
   plan: CallPlan,
   control: CallControl,
@@ -77,9 +59,8 @@ export async function runCall(
     }
     let request = target.request;
     let previous: Accumulator | undefined; // set while continuing a cut-off answer
-    const stream = new ResumableStream(target, control); // a stream the server may keep running
+    const stream = new ResumableStream(target, control);
     for (let retry = 0;; retry++) {
-      // The signal is checked before any request is built: stop means no further request.
       if (control.stopError !== undefined) throw control.stopError;
       if (plan.signal?.aborted) throw new InterruptedError(plan.signal.reason);
       const attempts = ++control.attempts;
@@ -88,7 +69,7 @@ export async function runCall(
       const attempt = new Attempt(control);
       let protocol: Protocol | undefined;
       try {
-        // Loaded on first use (lazy.ts): failing to load is a ConnectionError, retried like one.
+        // A protocol that fails to load is a ConnectionError, retried like one.
         protocol = await loadProtocol(target.protocol, control, target.timeouts.headersMs);
         const headers = await attempt.run(
           {
@@ -113,17 +94,15 @@ export async function runCall(
         // A stop wins over whatever the attempt saw while being torn down.
         if (control.stopError !== undefined) throw control.stopError;
         const exhausted = retry >= target.maxRetries;
-        // A dropped or stalled stream the server keeps running goes on where it broke off: no
-        // output repeated, so content delivered does not matter (resume.ts). Waits only for the
-        // resume client still loading (resumable.ts); a stop meanwhile wins again.
+        // A stream the server keeps running resumes where it broke off, repeating nothing, so
+        // delivered content does not matter; a stop while the resume client loads still wins.
         const resumeAfter = await stream.resumeAfter(caught, exhausted);
         if (control.stopError !== undefined) throw control.stopError;
         const fresh = resumeAfter === undefined;
         const error = fresh ? stream.failure(caught) : caught;
         lastError = error;
         const retryable = isRetryable(error);
-        // Content reached the caller: retrying the same request would repeat it (unless the
-        // caller asked to start over: it shows nothing until the end).
+        // Content reached the caller: a retry would repeat it (unless `onPartial: "retry"`).
         if (fresh && ((acc.delivered && plan.onPartial !== "retry") || previous !== undefined)) {
           const canContinue = plan.onPartial === "continue" && retryable && !exhausted &&
             acc.toolCalls.length === 0 && acc.lastKind !== "reasoning" &&
@@ -151,10 +130,8 @@ export async function runCall(
           throw withAttempts(error, attempts);
         }
         const delayMs = backoffDelay(error, retry + 1, target.backoff);
-        // Sleeping past the total deadline would only delay the same failure, and a wait no
-        // timer can hold (over 2^31 - 1 ms, or not a number) would fire at once. A retry, a
-        // resume and a continuation all draw on the shared budget; a fallback is another
-        // upstream, so an empty budget moves on to it.
+        // A sleep past the deadline only delays the same failure, and one over 2^31 - 1 ms fires
+        // at once. An empty budget moves on to the next target (another upstream).
         if (
           delayMs === undefined || !(delayMs <= 2_147_483_647) ||
           Date.now() + delayMs >= plan.deadline ||
@@ -164,7 +141,6 @@ export async function runCall(
           if (kept !== undefined) {
             return partialOutcome(plan, kept, attempts, continuations, error, target);
           }
-          // Another target may answer now, within what is left of the total.
           if (index + 1 < plan.targets.length) break;
           throw withAttempts(error, attempts);
         }

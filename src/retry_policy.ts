@@ -1,9 +1,3 @@
-/**
- * What is worth retrying, and how long to wait first. Pure functions: no timers, no I/O.
- *
- * @module
- */
-
 import {
   isAPIStatusError,
   isConnectionError,
@@ -13,30 +7,21 @@ import {
 import { parseHTTPDate } from "./http_date.ts";
 import { isQuotaExhausted } from "./protocols/upstream_error.ts";
 
-/** Statuses that describe a passing condition: timeout, conflict, rate limit, server trouble. */
 const RETRYABLE_STATUS = new Set([408, 409, 429, 500, 502, 503, 504]);
 
-/** Resolved backoff settings. */
 export interface BackoffOptions {
   initialDelayMs: number;
   maxDelayMs: number;
   maxRetryAfterMs: number;
 }
 
-/**
- * Whether a failed attempt may be tried again (before any content reached the caller).
- *
- * @example
- * ```ts
- * isRetryable(new TimeoutError("idle", 1000)); // true
- * ```
- */
+/** Whether a failed attempt may be tried again (before any content reached the caller). */
 export function isRetryable(error: unknown): boolean {
   if (isConnectionError(error)) return true;
   if (isTimeoutError(error)) return error.phase !== "total";
   if (isUpstreamStreamError(error)) return error.retryable;
   if (!isAPIStatusError(error)) return false;
-  // The server knows best: OpenAI and Anthropic send this to override the status rule.
+  // OpenAI and Anthropic send this to override the status rule.
   const shouldRetry = error.headers["x-should-retry"];
   if (shouldRetry === "true") return true;
   if (shouldRetry === "false") return false;
@@ -44,21 +29,10 @@ export function isRetryable(error: unknown): boolean {
   return RETRYABLE_STATUS.has(error.status) || (error.status >= 520 && error.status <= 529);
 }
 
-/** A non-negative decimal number and nothing else: `parseFloat` would read `12abc` as 12. */
+/** `parseFloat` would read `12abc` as 12. */
 const DELAY = /^\s*\d+(?:\.\d+)?\s*$/;
 
-/**
- * The delay the server asked for, from `retry-after-ms` or `retry-after`: a non-negative
- * number (milliseconds, seconds), or for `retry-after` an HTTP-date in one of RFC 9110's three
- * formats, measured against the response's own `Date` header so a skewed local clock does not
- * matter. Anything else (`-1`, `12 1`, `3/4`) is ignored: the normal backoff applies.
- *
- * @example
- * ```ts
- * retryAfterMs({ "retry-after": "2" }); // 2000
- * retryAfterMs({ "retry-after": "-1" }); // undefined
- * ```
- */
+/** From `retry-after-ms` or `retry-after`; an HTTP-date is measured against the server's `Date`. */
 export function retryAfterMs(
   headers: Record<string, string>,
   now = Date.now(),
@@ -75,15 +49,8 @@ export function retryAfterMs(
 }
 
 /**
- * Delay before retry number `retry` (1 for the first retry): the server's `Retry-After` when
- * it sent one (never less), otherwise full jitter in
- * `[initialDelayMs, min(maxDelayMs, initialDelayMs * 2^retry)]`. Returns `undefined` when the
- * server asks for more than `maxRetryAfterMs`: better to fail now than to park the caller.
- *
- * @example
- * ```ts
- * backoffDelay(undefined, 1, { initialDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 60_000 }); // 500..1000
- * ```
+ * The server's `Retry-After` (never less), else full jitter; `undefined` when the server asks
+ * for more than `maxRetryAfterMs`: better to fail now than to park the caller.
  */
 export function backoffDelay(
   error: unknown,

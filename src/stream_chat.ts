@@ -1,9 +1,3 @@
-/**
- * `streamChat()`: validates the options, resolves the targets, returns a {@linkcode ChatStream}.
- *
- * @module
- */
-
 import { ChatStream } from "./chat_stream.ts";
 import { checkOptions, mustBe, type OptionTable, type Rule } from "./option_keys.ts";
 import { PROTOCOLS } from "./protocols/registry.ts";
@@ -18,7 +12,7 @@ const POLICIES: readonly unknown[] = ["throw", "return", "continue", "retry"];
 const CALL_ONLY = ["signal", "fallbacks", "onPartial", "retryBudget"] as const;
 
 const anything: Rule = [() => true, ""];
-/** A time in ms, at least `min` (`Infinity`: no limit). */
+/** `Infinity`: no limit. */
 const ms = (min: number, fallback: number): Rule => [
   (value) => typeof value === "number" && value >= min,
   `a number ≥ ${min} (ms)`,
@@ -31,16 +25,12 @@ const integer = (min: number, fallback: number): Rule => [
   fallback,
   RangeError,
 ];
-/** An option that may be left out; given, it must pass `test`. */
 const optional = (test: (value: unknown) => boolean, words: string): Rule => [
   (value) => value === undefined || test(value),
   words,
 ];
 
-/**
- * Every option: what its value must be and its default (option_keys.ts walks it). `satisfies`
- * makes a new option in `chat_options.ts` a compile error here.
- */
+/** `satisfies` makes a new option in `chat_options.ts` a compile error here. */
 const OPTIONS = {
   baseURL: [(value) => typeof value === "string" && isURL(value), "an absolute URL"],
   apiKey: optional((value) => typeof value === "string", "a string"),
@@ -77,7 +67,6 @@ const OPTIONS = {
   retryBudget: optional(isRetryBudget, "an object made by createRetryBudget()"),
 } as const satisfies Record<keyof StreamChatOptions, Rule | OptionTable>;
 
-/** The options as {@linkcode checkOptions} returns them: checked, defaults filled in. */
 interface Checked extends StreamChatOptions {
   maxRetries: number;
   retry: BackoffOptions;
@@ -89,39 +78,20 @@ interface Checked extends StreamChatOptions {
 }
 
 /**
- * Streams one chat answer. Nothing is sent until you iterate the returned stream or await its
- * `result`. Transient failures are retried before any content arrives; an abort of `signal`
- * stops everything at once with `InterruptedError`.
+ * Streams one chat answer; nothing is sent until you iterate the stream or await `result`.
+ * Transient failures are retried before any content arrives; `signal` stops everything at once.
  *
  * @example
  * ```ts
- * import { streamChat } from "stopstream";
- *
- * const controller = new AbortController();
- * const stream = streamChat({
- *   baseURL: "https://api.openai.com/v1",
- *   apiKey: "sk-…",
- *   body: { model: "gpt-4o-mini", messages: [{ role: "user", content: "Hello" }] },
- *   signal: controller.signal,
- * });
- * for await (const event of stream) {
- *   if (event.type === "text") console.log(event.text);
- * }
+ * const stream = streamChat({ baseURL: "https://api.openai.com/v1", apiKey, body });
+ * for await (const event of stream) if (event.type === "text") console.log(event.text);
  * ```
  */
 export function streamChat(options: StreamChatOptions): ChatStream {
   return new ChatStream(planCall(options));
 }
 
-/**
- * @internal What `streamChat` runs, validated and resolved: the relay adjusts a plan's targets
- * (their stream decoders) before it starts one.
- *
- * @example
- * ```ts
- * const stream = new ChatStream(planCall({ baseURL, body }));
- * ```
- */
+/** @internal The relay adjusts a plan's targets (their decoders) before it starts one. */
 export function planCall(options: StreamChatOptions): CallPlan {
   if (options === null || typeof options !== "object") {
     throw new TypeError(`stopstream: streamChat expects an options object, got ${options}`);
@@ -176,10 +146,8 @@ function resolveTarget(options: Checked, index: number): CallTarget {
 }
 
 /**
- * A fallback entry overrides what it names. The key and headers are inherited only by an entry
- * on exactly the primary's `baseURL` (a trailing slash aside): one origin can front several
- * providers (an AI gateway's `…/openai` and `…/anthropic` routes), and a key for one provider
- * must never reach another.
+ * Key and headers are inherited only on exactly the primary's `baseURL`: one origin can front
+ * several providers (a gateway's `…/openai`, `…/anthropic`), and a key must not cross over.
  */
 function mergeFallback(
   base: StreamChatOptions,

@@ -1,12 +1,5 @@
-/**
- * Streaming refused: some providers answer `400` to `stream: true` for some models (OpenAI's
- * first o1 models, or any model an unverified organisation may not stream). The call then
- * makes one non-streaming request (non_streaming.ts, loaded on first use: most apps never
- * meet such a provider) and delivers the whole answer as the same events and result, with
- * `result.streamed = false`.
- *
- * @module
- */
+// Some providers answer `400` to `stream: true` for some models (OpenAI's first o1 models, an
+// unverified organisation): the call then makes one non-streaming request (non_streaming.ts).
 
 import type { CallControl } from "./call_control.ts";
 import type { ChatResult } from "./chat_result.ts";
@@ -21,15 +14,7 @@ const REFUSED = "(?:not supported|unsupported|does not support|not available|not
 /** "streaming is not supported for this model", "this model does not support streaming"… */
 const REFUSAL = new RegExp(`\\bstream(?:ing)?\\b[^.]*${REFUSED}|${REFUSED}[^.]*\\bstream`, "i");
 
-/**
- * Whether `error` is a provider refusing to stream this model: a `400` whose error names the
- * `stream` parameter or says that streaming is not supported.
- *
- * @example
- * ```ts
- * isStreamingRefused(new APIStatusError(400, {}, { error: { message: "Streaming is not supported for this model" } })); // true
- * ```
- */
+/** A `400` whose error names the `stream` parameter or says streaming is not supported. */
 export function isStreamingRefused(error: unknown): boolean {
   if (!isAPIStatusError(error) || error.status !== 400) return false;
   const body = error.body as { error?: unknown } | string | null;
@@ -39,17 +24,7 @@ export function isStreamingRefused(error: unknown): boolean {
   return param === "stream" || (typeof message === "string" && REFUSAL.test(message));
 }
 
-/**
- * Makes the one non-streaming request for `target` and delivers its answer to `consumer`.
- * Its time limits: `firstEventMs` until the response headers (a non-streaming server sends
- * them only once the whole answer is ready), then `idleMs` between body chunks. Errors carry
- * `attempts`; a stop rejects with the stop error.
- *
- * @example
- * ```ts
- * const requestWhole: RequestWhole = wholeAnswers(CORE_KIT);
- * ```
- */
+/** The one non-streaming request, answered as the usual events; errors carry `attempts`. */
 export type RequestWhole = (
   target: CallTarget,
   protocol: Protocol,
@@ -64,15 +39,7 @@ const loadWhole = lazy(
   () => import("./non_streaming.ts").then((module) => module.wholeAnswers(CORE_KIT)),
 );
 
-/**
- * {@linkcode RequestWhole}, once its module has loaded (within the call's `headersMs`; a load
- * that fails is this attempt's `ConnectionError`).
- *
- * @example
- * ```ts
- * if (isStreamingRefused(error)) return await requestWhole(target, protocol, control, consumer, attempts + 1, maxBytes);
- * ```
- */
+/** Loads within the call's `headersMs`; a failed load is this attempt's `ConnectionError`. */
 export const requestWhole: RequestWhole = async (...call) => {
   const [target, , control] = call;
   const request = await loadWhole(control, target.timeouts.headersMs);

@@ -1,10 +1,5 @@
-/**
- * One attempt: send the request, check the response, read the body as SSE and feed the
- * protocol decoder. With whole_body.ts (bodies read whole: error bodies, a non-streaming
- * answer), the only module that touches `fetch` and response bodies.
- *
- * @module
- */
+// One attempt: send, check the response, read the body as SSE into the decoder. With
+// whole_body.ts, the only module that touches `fetch` and response bodies.
 
 import type { Accumulator } from "./accumulator.ts";
 import { type CallControl, type Cancellable, noop } from "./call_control.ts";
@@ -21,14 +16,12 @@ import type { StreamEvent } from "./chat_result.ts";
 import { type AttemptTimeouts, Watchdog } from "./watchdog.ts";
 import { readErrorBody, STREAM } from "./whole_body.ts";
 
-/** A request without a body: a `GET` that resumes a stream (see resume.ts). */
 export interface StreamRequest {
   method: "GET";
   url: string;
   headers: Headers;
 }
 
-/** What the retry loop hands to one attempt. */
 export interface AttemptSetup {
   fetch: typeof fetch;
   request: ProtocolRequest | StreamRequest;
@@ -36,41 +29,26 @@ export interface AttemptSetup {
   timeouts: AttemptTimeouts;
   maxEventBytes: number;
   attempt: number;
-  /** A stream that may go on over another connection (resume.ts). */
   stream?: AttemptStream | undefined;
 }
 
-/** The attempt's side of a resumable stream (implemented in resume.ts). */
 export interface AttemptStream {
-  /** The feed a resumed connection goes on with, or `undefined` for a new stream. */
   readonly feed: SseFeed | undefined;
-  /** A response is a stream and its body is about to be read into `feed`. */
   opened(headers: Record<string, string>, feed: SseFeed, acc: Accumulator): void;
-  /** `feed` was read to the stream's end; throws when a resumed stream did not add up. */
+  /** Throws when a resumed stream did not add up. */
   ended(feed: SseFeed): void;
 }
 
-/** The consumer side, for events and backpressure. */
 export interface AttemptConsumer {
-  /** `null` when nobody iterates. */
   readonly listening: boolean;
   push(event: StreamEvent): void;
-  /** Whether events are waiting to be consumed; the reader waits before the next read. */
+  /** The reader waits for the consumer before its next read (backpressure). */
   readonly backlogged: boolean;
   drained(): Promise<void>;
 }
 
-/**
- * Runs one attempt to its end. Resolves with the response headers when the stream completed;
- * rejects with a typed error otherwise. `control.stop()` cancels it at once.
- *
- * @example
- * ```ts
- * const headers = await new Attempt(control).run(setup, acc, consumer);
- * ```
- */
+/** One attempt to its end: the response headers, or a typed error; `control.stop()` cancels it. */
 export class Attempt implements Cancellable {
-  /** Why the attempt was cancelled (stop, or one of its own timers), once it was. */
   failure: Error | undefined = undefined;
   #control: CallControl;
   #abort = new AbortController();
@@ -83,19 +61,17 @@ export class Attempt implements Cancellable {
     this.#control = control;
   }
 
-  /** Aborts the fetch and cancels the body, never awaiting the peer. */
+  /** Never awaits the peer. */
   cancel(reason: Error): void {
     if (this.failure !== undefined) return;
     this.failure = reason;
     this.#watchdog?.stop();
     this.#abort.abort(reason);
     this.#rejectSend?.(reason);
-    // Not awaited: a cancel can hang on a peer that never answers. Cancelling resolves a
-    // pending read() at once, which is what wakes the reading loop.
+    // Not awaited: a cancel can hang on a silent peer. It resolves a pending read() at once.
     this.#reader?.cancel(reason).catch(noop);
   }
 
-  /** Sends the request and reads the stream into `acc`. */
   run(
     setup: AttemptSetup,
     acc: Accumulator,
@@ -123,10 +99,8 @@ export class Attempt implements Cancellable {
   }
 
   /**
-   * @internal Runs `work` as this attempt (the stream above, or the non-streaming request of
-   * non_streaming.ts): the attempt in flight for a stop, its watchdog started in `phase` and
-   * stopped on every path, and no error leaving it with a credential in it (an upstream may
-   * echo the key it was sent).
+   * @internal Runs `work` as the attempt in flight: watchdog stopped on every path, and no
+   * error leaves with a credential in it (an upstream may echo the key).
    */
   async guard<T>(
     setup: AttemptSetup,
@@ -150,16 +124,13 @@ export class Attempt implements Cancellable {
     }
   }
 
-  /**
-   * @internal The body of this attempt's response is read through `reader`: a stop cancels it
-   * (at once if the attempt was stopped already).
-   */
+  /** @internal A stop cancels `reader` (at once if already stopped). */
   hold(reader: ReadableStreamDefaultReader<Uint8Array>): void {
     this.#reader = reader;
     if (this.failure !== undefined) reader.cancel(this.failure).catch(noop);
   }
 
-  /** @internal Sends `setup.request`, following redirects by hand; a stop rejects it at once. */
+  /** @internal Follows redirects by hand; a stop rejects it at once. */
   async send(setup: AttemptSetup): Promise<Response> {
     const fetchFn = setup.fetch; // called unbound: browsers reject fetch with a foreign `this`
     const request = setup.request;
@@ -171,8 +142,7 @@ export class Attempt implements Cancellable {
         ? { method: request.method, headers, signal }
         : { method: "POST", headers, body: request.body, signal };
       const sent = fetchFollowing(fetchFn, url, init);
-      // A fetch that ignores its signal must not hold a stop or a timeout hostage; if it
-      // answers after all, its body is released.
+      // A fetch that ignores its signal must not hold a stop hostage; a late answer is released.
       sent.then((late) => {
         if (this.failure !== undefined) late.body?.cancel().catch(noop);
       }, noop);
@@ -242,7 +212,6 @@ export class Attempt implements Cancellable {
         }
         if (feed.progress !== before) watchdog.progress();
         if (consumer.backlogged) {
-          // Backpressure: read no further until the consumer has taken what we parsed.
           watchdog.pause();
           await consumer.drained();
           watchdog.resume();
@@ -251,8 +220,7 @@ export class Attempt implements Cancellable {
       }
       feed.end(text.decode());
       if (!feed.terminal && !feed.decoder.endedCleanly()) {
-        // No event at all, only a body that is not SSE: what the server sent instead of a
-        // stream, not a cut connection (retrying it would get the same).
+        // Only a non-SSE body: what the server sent instead of a stream, not a cut connection.
         const stray = feed.strayBody();
         if (stray !== undefined) {
           throw notAStream(parseOr(stray, stray), response.status, headers, protocol, "no event");
@@ -266,18 +234,15 @@ export class Attempt implements Cancellable {
   }
 }
 
-/** How long a finished body may take to end by itself before it is cancelled. */
 const RELEASE_GRACE_MS = 100;
 
 /**
- * After the terminal event the result is settled at once; the body is then given a moment to
- * end by itself, because a body read to its end lets the connection be reused (servers often
- * send the final chunk a packet after `[DONE]`), while a cancelled one costs a new connection
- * (and TLS handshake) on the next call. Anything but a prompt end is cancelled, never awaited.
+ * A body read to its end lets the connection be reused (servers often send the final chunk a
+ * packet after `[DONE]`), so it gets a moment to end before it is cancelled, never awaited.
  */
 function releaseAfterTerminal(reader: ReadableStreamDefaultReader<Uint8Array>): void {
   const timer = setTimeout(() => reader.cancel().catch(noop), RELEASE_GRACE_MS);
-  // Where timers can be unreferenced (Node, Bun), this one must not keep a process alive.
+  // Must not keep a Node or Bun process alive.
   (timer as { unref?: () => void }).unref?.();
   reader.read().then((next) => {
     clearTimeout(timer);

@@ -1,11 +1,3 @@
-/**
- * Response bodies read whole, under an attempt's stop and timers: an error body (cut at 64 KiB,
- * JSON when it parses) and a non-streaming answer (refused past its cap, each chunk progress
- * for the idle timer).
- *
- * @module
- */
-
 import { noop } from "./call_control.ts";
 import { CONNECTION_LOST, oversizedMessage } from "./error_messages.ts";
 import { ConnectionError, StreamProtocolError } from "./error_classes.ts";
@@ -13,35 +5,19 @@ import { parseOr } from "./protocols/output.ts";
 import type { Attempt } from "./transport.ts";
 import type { Watchdog } from "./watchdog.ts";
 
-/** Error bodies are read up to this size: enough for any provider's message, bounded for HTML. */
+/** Enough for any provider's message, bounded for HTML pages. */
 const ERROR_BODY_CAP = 64 * 1024;
-/** `TextDecoder.decode` options for a chunk that is not the last: one object for every chunk. */
+/** One options object shared by every chunk. */
 export const STREAM: TextDecodeOptions = { stream: true };
 
-/**
- * An error response's body, at most 64 KiB of it: parsed JSON when it is JSON, its text
- * otherwise.
- *
- * @example
- * ```ts
- * throw new APIStatusError(response.status, headers, await readErrorBody(attempt, response));
- * ```
- */
 export async function readErrorBody(attempt: Attempt, response: Response): Promise<unknown> {
   const text = await readText(attempt, response, ERROR_BODY_CAP);
   return parseOr(text, text);
 }
 
 /**
- * A whole body as text. Past `maxBytes` it is cut there (error bodies: enough to describe the
- * error) or, when a `watchdog` follows the read (a whole answer), refused; a body whose
- * connection is lost is what arrived of it, or, for a whole answer, a `ConnectionError`. A
- * stop of `attempt` cancels the read.
- *
- * @example
- * ```ts
- * const text = await readText(attempt, response, maxBytes, watchdog);
- * ```
+ * Past `maxBytes` an error body is cut, a whole answer (with `watchdog`) refused; a lost
+ * connection keeps what arrived of an error body, but fails a whole answer.
  */
 export async function readText(
   attempt: Attempt,
@@ -70,8 +46,7 @@ export async function readText(
     }
   } catch (error) {
     if (attempt.failure !== undefined || error instanceof StreamProtocolError) throw error;
-    // An error body cut short still comes with its status and headers (a 401 is not retried,
-    // a 429's Retry-After is honoured): what arrived of it is enough. A whole answer is not.
+    // An error body cut short still has its status and headers (401, a 429's Retry-After).
     if (watchdog === undefined) return text;
     throw new ConnectionError(CONNECTION_LOST, { cause: error });
   } finally {
