@@ -1,11 +1,3 @@
-/**
- * How Anthropic Messages streams are read: named SSE events (`message_start`,
- * `content_block_start` / `_delta` / `_stop`, `message_delta`, `message_stop`, `ping`,
- * `error`) into accumulator calls. Loaded on first use (see anthropic_messages.ts).
- *
- * @module
- */
-
 import type { Accumulator } from "../accumulator.ts";
 import { type AnthropicUsage, anthropicUsage } from "./anthropic_wire.ts";
 import type { EventOutcome, ProtocolDecoding, StreamDecoder } from "./protocol.ts";
@@ -14,11 +6,8 @@ import { AnthropicOutput } from "./anthropic_output.ts";
 import type { CoreKit } from "../core_kit.ts";
 import { core, EVENT_KEEPALIVE, EVENT_PROGRESS, EVENT_TERMINAL, useCore } from "../lazy_core.ts";
 
-/**
- * The documented stop reasons that are not `stop`. `end_turn`, `stop_sequence`, `pause_turn` (a
- * server-tool loop hit its iteration limit: the turn is over until the caller resumes it) and
- * anything newer are `stop`: the answer ended.
- */
+// Any other reason (`end_turn`, `stop_sequence`, `pause_turn`: a server-tool loop hit its limit
+// and the caller resumes; any newer one) means the answer ended: `stop`.
 const FINISH: Record<string, string> = {
   max_tokens: "length",
   model_context_window_exceeded: "length",
@@ -26,23 +15,18 @@ const FINISH: Record<string, string> = {
   refusal: "content_filter",
 };
 
-/** One attempt's Anthropic stream → accumulator calls (fields read without trusting their types). */
 class AnthropicDecoder implements StreamDecoder {
   #acc: Accumulator;
   #out: AnthropicOutput;
-  /** Anthropic block index → index in `acc.toolCalls` (only tool_use blocks have one). */
+  /** Block index → index in `acc.toolCalls` (only tool_use blocks have one). */
   #slots: Array<number | undefined> = [];
-  /** `input` of a tool_use start that already carried one (used when no deltas follow). */
+  /** `input` of a tool_use start that carried one, used when no deltas follow. */
   #inputs: unknown[] = [];
   #startUsage: AnthropicUsage | undefined = undefined;
-  /** The id of the message this response carries, once `message_start` arrived. */
   #messageId: string | undefined = undefined;
   /** Whether the last block opened was text (text blocks split for citations run on). */
   #afterText = true;
-  /**
-   * A continuation prefill had this trailing whitespace trimmed (the API rejects it); the
-   * model re-sends it at the start of its answer, and the caller already has it.
-   */
+  /** Whitespace cut from a continuation's prefill (the API rejects it); the model re-sends it. */
   #skip = "";
 
   constructor(acc: Accumulator) {
@@ -78,8 +62,7 @@ class AnthropicDecoder implements StreamDecoder {
             break;
           }
           default:
-            // signature_delta, citations_delta, and deltas of block kinds that are new: kept
-            // for `output`.
+            // signature_delta, citations_delta and new block kinds' deltas: kept for `output`.
             this.#out.delta(message.index, delta);
         }
         return EVENT_PROGRESS;
@@ -120,7 +103,6 @@ class AnthropicDecoder implements StreamDecoder {
     }
   }
 
-  /** The message is over (`message_stop`, or the end of a whole message). */
   end(): void {
     const acc = this.#acc;
     // A message that arrived whole in message_start has no message_delta: its usage then.
@@ -132,15 +114,10 @@ class AnthropicDecoder implements StreamDecoder {
   }
 
   endedCleanly(): boolean {
-    // A stop reason arrived: only the closing `message_stop` is missing.
     return this.#acc.finishReason !== undefined;
   }
 
-  /**
-   * `message_start`, or a whole non-streaming message. Its content, stop reason and usage
-   * count exactly as if they had been streamed: with programmatic tool calling the API sends
-   * a complete `tool_use` turn this way, followed only by `message_stop`.
-   */
+  /** Also a whole message: programmatic tool calling sends a complete `tool_use` turn this way. */
   message(m: EventData): void {
     const acc = this.#acc;
     const id = typeof m?.id === "string" ? m.id : "";
@@ -178,9 +155,7 @@ class AnthropicDecoder implements StreamDecoder {
     if (isText && !this.#afterText && acc.content !== "") acc.addText("\n\n");
     this.#afterText = isText;
     this.#out.open(index, block, acc);
-    // Thinking is kept whole with its signature by the output (the caller sends it back
-    // signed); `redacted_thinking` is opaque, not reasoning text. Server tools (web search, code
-    // execution…) run at Anthropic: only `tool_use` is a call for the caller to make.
+    // Server tools run at Anthropic: only `tool_use` is a call for the caller to make.
     switch (block?.type) {
       case "text":
         if (typeof block.text === "string") this.#text(block.text);
@@ -224,33 +199,16 @@ function isNonEmptyObject(value: unknown): boolean {
   return false;
 }
 
-/**
- * The whitespace `trimEnd` would remove (as the prefill in `anthropicMessages.continuationBody`
- * loses it).
- */
 function trailingWhitespace(text: string): string {
   return text.slice(text.trimEnd().length);
 }
 
-/**
- * Delivers a whole (non-streaming) Message to the accumulator: the same path as a
- * `message_start` that carries its content.
- */
 function decodeMessage(message: unknown, acc: Accumulator): void {
   const decoder = new AnthropicDecoder(acc);
   decoder.message(message);
   decoder.end();
 }
 
-/**
- * How the `anthropic-messages` protocol reads responses (`anthropicMessages.load` adds it to the
- * request side), given the core's helpers (core_kit.ts).
- *
- * @example
- * ```ts
- * const decoder = anthropicDecoding(CORE_KIT).createDecoder(new Accumulator(null));
- * ```
- */
 export function anthropicDecoding(kit: CoreKit): ProtocolDecoding {
   useCore(kit);
   return {

@@ -1,25 +1,8 @@
-/**
- * Anthropic Messages streams: `POST {baseURL}/messages` with `stream: true`. The request side
- * is here; the decoder (anthropic_decoder.ts) loads on first use, so an app that never calls
- * Anthropic never downloads it.
- *
- * @module
- */
-
 import { CORE_KIT } from "../core_kit.ts";
 import { lazy } from "../lazy.ts";
 import type { LazyProtocol, ProtocolRequest, RequestTarget } from "./protocol.ts";
 import { appendMessage, joinURL, requestHeaders } from "./request.ts";
 
-/**
- * The `anthropic-messages` protocol.
- *
- * @example
- * ```ts
- * const request = anthropicMessages.buildRequest({ baseURL: "https://api.anthropic.com/v1", apiKey: "sk-ant-…", headers: new Headers(), body: { model: "claude-sonnet-4-5", max_tokens: 1024, messages: [] } });
- * request.url; // "https://api.anthropic.com/v1/messages"
- * ```
- */
 export const anthropicMessages: LazyProtocol = {
   name: "anthropic-messages",
   buildRequest(target: RequestTarget): ProtocolRequest {
@@ -32,9 +15,8 @@ export const anthropicMessages: LazyProtocol = {
     return { url: joinURL(target.baseURL, "/messages"), headers, body };
   },
   continuationBody(body: Record<string, unknown>, partialText: string): Record<string, unknown> {
-    // Assistant prefill: the model continues the last assistant turn. The API rejects a final
-    // assistant turn ending in whitespace, so it is trimmed here and skipped again when the
-    // model re-sends it (see the decoder's `#skip`).
+    // Assistant prefill. The API rejects a final assistant turn ending in whitespace: it is
+    // trimmed here and skipped again when the model re-sends it (the decoder's `#skip`).
     const prefill = partialText.trimEnd();
     if (prefill === "") return body;
     return appendMessage(body, { role: "assistant", content: prefill });

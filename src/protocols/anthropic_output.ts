@@ -1,15 +1,4 @@
-/**
- * The assistant message of an Anthropic answer, `{ role: "assistant", content: [...] }`, with
- * every content block in the order it arrived — text with its `citations`, signed `thinking`,
- * `redacted_thinking`, `tool_use`, server tool calls and their results, `compaction`, and kinds
- * stopstream does not know yet — so an agent can send the turn back unchanged.
- *
- * While streaming it only records where each block's text lies in the accumulator (text and
- * thinking are already concatenated there) and keeps the `content_block_start` object JSON.parse
- * made anyway; the blocks are put together once, when the result is built.
- *
- * @module
- */
+// The assistant message of an Anthropic answer: every block in order, to send back unchanged.
 
 import type { Accumulator, OutputAssembler } from "../accumulator.ts";
 import type { ChatResult, Citation, ReasoningDetail } from "../chat_result.ts";
@@ -24,7 +13,6 @@ const TOOL = 2;
 const INPUT = 3;
 const OTHER = 4;
 
-/** One content block: the object it started as, and where the rest of it is. */
 interface BlockRecord {
   block: EventData;
   kind: number;
@@ -54,19 +42,8 @@ function kindOf(type: unknown): number {
   }
 }
 
-/**
- * Records an Anthropic answer's content blocks and builds the assistant message from them.
- *
- * @example
- * ```ts
- * const out = new AnthropicOutput(undefined);
- * out.open(0, { type: "text", text: "" }, acc); // …deltas go to acc…
- * out.close(0, acc);
- * ```
- */
 export class AnthropicOutput implements OutputAssembler {
   #records: BlockRecord[];
-  /** This message's block index → its record. */
   #byIndex: Array<BlockRecord | undefined> = [];
   /** The blocks of a cut-off answer this attempt continues: its first text block extends them. */
   #carried: boolean;
@@ -101,7 +78,6 @@ export class AnthropicOutput implements OutputAssembler {
     return record;
   }
 
-  /** The block at `index` is the tool call `slot` of `acc.toolCalls`. */
   slot(index: number, slot: number): void {
     const record = this.#byIndex[index];
     if (record !== undefined) record.slot = slot;
@@ -138,7 +114,6 @@ export class AnthropicOutput implements OutputAssembler {
   build(acc: Accumulator, result: ChatResult): void {
     const content: EventData[] = [];
     let citations: Citation[] | undefined;
-    /** The signed and redacted reasoning blocks, in order, in their own shape. */
     let details: ReasoningDetail[] | undefined;
     for (const record of this.#records) {
       const { block, kind } = record;

@@ -1,11 +1,3 @@
-/**
- * The Anthropic Messages wire format, as far as stopstream reads it: the JSON of each stream
- * event and of a whole message (exported for callers who want the raw events), and how its
- * usage counts map to {@linkcode Usage}.
- *
- * @module
- */
-
 import type { Usage } from "../chat_result.ts";
 import { core } from "../lazy_core.ts";
 
@@ -71,16 +63,7 @@ export type AnthropicStreamEvent =
   | { type: "ping" }
   | { type: "error"; error: { type: string; message: string } };
 
-/**
- * Maps Anthropic usage to {@linkcode Usage}. Anthropic counts cached and cache-writing input
- * apart from `input_tokens`; they are added up so that `inputTokens` means "every prompt
- * token" for every protocol, and `cachedInputTokens` is the cache-read part of it.
- *
- * @example
- * ```ts
- * anthropicUsage({ input_tokens: 5, cache_read_input_tokens: 100, output_tokens: 7 }).inputTokens; // 105
- * ```
- */
+/** Cache-read and cache-writing input count in `inputTokens`, as in every other protocol. */
 export function anthropicUsage(raw: AnthropicUsage): Usage {
   const cacheRead = raw.cache_read_input_tokens;
   const inputTokens = (raw.input_tokens ?? 0) + (raw.cache_creation_input_tokens ?? 0) +

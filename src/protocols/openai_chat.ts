@@ -1,11 +1,3 @@
-/**
- * OpenAI-compatible Chat Completions streams (OpenAI, OpenRouter, DeepSeek, Groq, vLLM,
- * llama.cpp, Ollama): `POST {baseURL}/chat/completions`, `data: {chat.completion.chunk}`
- * events, `data: [DONE]` at the end.
- *
- * @module
- */
-
 import type { Accumulator } from "../accumulator.ts";
 import type { Usage } from "../chat_result.ts";
 import {
@@ -45,8 +37,7 @@ class OpenAIChatDecoder implements StreamDecoder {
       if (this.#acc.finishReason === undefined) this.#acc.setFinish("stop");
       return EVENT_TERMINAL;
     }
-    // The event name decides, not the data: an `event: error` with plain text is still the
-    // provider's error, not bad framing.
+    // An `event: error` with plain text is still the provider's error, not bad framing.
     if (event === "error") throw upstreamError(errorEventPayload(data));
     const chunk: OpenAIChatChunk = parseEventData(data);
     if (chunk.error != null) throw upstreamError(chunk);
@@ -54,7 +45,6 @@ class OpenAIChatDecoder implements StreamDecoder {
     return EVENT_PROGRESS;
   }
 
-  /** One parsed chunk, or a whole answer in the shape of one (see `decodeMessage`). */
   chunk(chunk: OpenAIChatChunk): void {
     const acc = this.#acc;
     acc.identify(chunk);
@@ -101,12 +91,12 @@ class OpenAIChatDecoder implements StreamDecoder {
         }
         const finish = choice.finish_reason;
         if (typeof finish === "string" && finish !== "") {
-          // The legacy `function_call` is a tool call; setFinish maps what it does not know to stop.
+          // The legacy `function_call` is a tool call; setFinish maps unknown reasons to stop.
           acc.setFinish(finish === "function_call" ? "tool_calls" : finish, finish);
         }
       }
     }
-    // Groq has sent usage under `x_groq` only (before it sent OpenAI's `usage` too).
+    // Some Groq servers send usage only under `x_groq`.
     const usage = chunk.usage ?? chunk.x_groq?.usage;
     if (usage != null) acc.setUsage(openAIUsage(usage));
   }
@@ -116,10 +106,7 @@ class OpenAIChatDecoder implements StreamDecoder {
     return this.#acc.finishReason !== undefined;
   }
 
-  /**
-   * `content` as an array of parts (Mistral's reasoning models): text parts are answer text,
-   * thinking parts (`thinking: [{ type: "text", text }]`) are reasoning.
-   */
+  /** Mistral's reasoning models: `text` parts are answer text, `thinking` parts reasoning. */
   #parts(parts: unknown[]): void {
     const acc = this.#acc;
     for (const part of parts as EventData[]) {
@@ -164,14 +151,6 @@ class OpenAIChatDecoder implements StreamDecoder {
   }
 }
 
-/**
- * Maps OpenAI usage to {@linkcode Usage}.
- *
- * @example
- * ```ts
- * openAIUsage({ prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 }).totalTokens; // 8
- * ```
- */
 export function openAIUsage(raw: OpenAIUsage): Usage {
   return usage(
     raw.prompt_tokens ?? 0,
@@ -183,11 +162,7 @@ export function openAIUsage(raw: OpenAIUsage): Usage {
   );
 }
 
-/**
- * Delivers a whole `chat.completion` object (a non-streaming answer) to the accumulator: the
- * path of a stream of one chunk whose delta is the whole message (each tool call, complete,
- * at its own index).
- */
+/** A whole `chat.completion` as one chunk whose delta is the message (each call at its index). */
 function decodeMessage(message: unknown, acc: Accumulator): void {
   const completion = message as EventData;
   const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
@@ -204,11 +179,9 @@ function decodeMessage(message: unknown, acc: Accumulator): void {
     }],
   });
   if (acc.finishReason === undefined) acc.setFinish("stop");
-  // The message is the provider's own assistant turn: it is the output as it is.
   (acc.output as ChatMessageOutput).whole = { role: "assistant", ...m };
 }
 
-/** The text of Mistral's `thinking` part: a list of text chunks (or, defensively, a string). */
 function textOf(thinking: unknown): string {
   if (typeof thinking === "string") return thinking;
   let text = "";
@@ -218,15 +191,6 @@ function textOf(thinking: unknown): string {
   return text;
 }
 
-/**
- * The `openai-chat` protocol.
- *
- * @example
- * ```ts
- * const request = openAIChat.buildRequest({ baseURL: "https://api.openai.com/v1", apiKey: "sk-…", headers: new Headers(), body: { model: "gpt-4o-mini", messages: [] } });
- * request.url; // "https://api.openai.com/v1/chat/completions"
- * ```
- */
 export const openAIChat: Protocol = {
   name: "openai-chat",
   buildRequest(target: RequestTarget): ProtocolRequest {

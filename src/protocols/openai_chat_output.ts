@@ -1,40 +1,21 @@
-/**
- * The assistant message of an OpenAI-compatible answer, `{ role: "assistant", content,
- * tool_calls?, … }`, with the provider extras a caller must send back: `reasoning_content` or
- * `reasoning` under the name the provider used, OpenRouter's `reasoning_details`, Mistral's
- * content parts, `annotations`. Built at the end from the accumulator; while streaming only
- * what the accumulator does not keep is recorded, and only when a provider sends it.
- *
- * @module
- */
+// The assistant message of an OpenAI-compatible answer, with the extras a caller must send back.
 
 import type { Accumulator, OutputAssembler } from "../accumulator.ts";
 import type { AssistantMessage, ChatResult, Citation } from "../chat_result.ts";
 import type { EventData } from "./event_data.ts";
 import { citation } from "./output.ts";
 
-/**
- * Records an OpenAI-compatible answer's extras and builds its assistant message.
- *
- * @example
- * ```ts
- * const out = new ChatMessageOutput(undefined);
- * out.reasoningField = "reasoning_content";
- * ```
- */
 export class ChatMessageOutput implements OutputAssembler {
-  /** The field the provider streamed reasoning in (`reasoning_content` or `reasoning`). */
   reasoningField: string | undefined = undefined;
-  /** Content parts, when the provider sent `content` as an array (Mistral), merged. */
+  /** Set only when the provider sent `content` as an array (Mistral). */
   parts: EventData[] | undefined = undefined;
   #annotations: EventData[] | undefined = undefined;
   #details: EventData[] | undefined = undefined;
-  /** The latest detail at each `index`: where its next fragment goes, found at once. */
+  /** The latest detail at each `index`: where its next fragment goes, without a search. */
   #detailAt = new Map<number, EventData>();
-  /** Perplexity's top-level `citations` (URLs) and `search_results`: each chunk repeats them. */
+  /** Perplexity's top-level `citations` and `search_results`: each chunk repeats them. */
   #sources: EventData[] | undefined = undefined;
   #searchResults: EventData[] | undefined = undefined;
-  /** A whole (non-streaming) answer's message: the output as it is. */
   whole: AssistantMessage | undefined = undefined;
   /** The call came as the legacy `function_call`: the output sends it back so. */
   legacy = false;
@@ -52,7 +33,7 @@ export class ChatMessageOutput implements OutputAssembler {
     }
   }
 
-  /** One content part (its text already given to the accumulator); runs of a kind merge. */
+  /** Its text is already in the accumulator; runs of a kind merge. */
   part(part: EventData, text: string): void {
     const parts = this.parts ??= [];
     const last = parts[parts.length - 1];
@@ -71,17 +52,11 @@ export class ChatMessageOutput implements OutputAssembler {
     else parts.push(part);
   }
 
-  /** `delta.annotations`: OpenRouter sends one per chunk, OpenAI all at once. */
   annotate(annotations: unknown): void {
     if (Array.isArray(annotations)) (this.#annotations ??= []).push(...annotations);
   }
 
-  /**
-   * `delta.reasoning_details` fragments, merged by `index` (and `type`) the way OpenRouter
-   * streams them: text-like fields are concatenated, the others kept from the first fragment
-   * that has them. OpenRouter sends one on every reasoning chunk: the detail it belongs to is
-   * found by its index at once and merged field by field (no closure, copy or search).
-   */
+  /** Merged by `index` and `type` as OpenRouter streams them; text-like fields concatenate. */
   details(fragments: unknown): void {
     if (!Array.isArray(fragments)) return;
     for (let i = 0; i < fragments.length; i++) {
@@ -115,7 +90,6 @@ export class ChatMessageOutput implements OutputAssembler {
     }
   }
 
-  /** Perplexity's `citations` and `search_results` (the latest chunk's are complete). */
   sources(citations: unknown, searchResults: unknown): void {
     if (Array.isArray(citations)) this.#sources = citations;
     if (Array.isArray(searchResults)) this.#searchResults = searchResults;
@@ -177,7 +151,6 @@ export class ChatMessageOutput implements OutputAssembler {
   }
 }
 
-/** Whether a `reasoning_details` field streams in pieces. */
 function isAppended(key: string): boolean {
   return key === "text" || key === "summary" || key === "data" || key === "signature";
 }

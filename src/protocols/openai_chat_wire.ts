@@ -1,10 +1,3 @@
-/**
- * The OpenAI-compatible Chat Completions wire format, as far as stopstream reads it: one
- * streamed chunk, a tool-call fragment, usage. Exported for callers who want the raw events.
- *
- * @module
- */
-
 /** One `chat.completion.chunk` as sent on the wire (the fields stopstream reads). */
 export interface OpenAIChatChunk {
   /** The completion's id (the same on every chunk). */
@@ -33,7 +26,7 @@ export interface OpenAIChatChunk {
   }>;
   /** The usage chunk (with `stream_options.include_usage`). */
   usage?: OpenAIUsage | null;
-  /** Groq's own fields; its usage was only here at first. */
+  /** Groq's own fields; some Groq servers send usage only here. */
   x_groq?: { usage?: OpenAIUsage | null };
   /** An error some servers send in the stream instead of a chunk. */
   error?: unknown;

@@ -1,12 +1,3 @@
-/**
- * How OpenAI Responses streams are read: semantic SSE events (`response.created`,
- * `response.output_text.delta`, …) ending with `response.completed` or `response.incomplete`
- * (there is no `[DONE]`), into accumulator calls. Loaded on first use (see
- * openai_responses.ts).
- *
- * @module
- */
-
 import type { Accumulator } from "../accumulator.ts";
 import type { EventOutcome, ProtocolDecoding, StreamDecoder } from "./protocol.ts";
 import type { EventData } from "./event_data.ts";
@@ -20,15 +11,14 @@ class ResponsesDecoder implements StreamDecoder {
   #out = new ResponsesOutput();
   /** `output_index` → index in `acc.toolCalls`. */
   #slots: Array<number | undefined> = [];
-  /** Item id of each tool call, by `acc.toolCalls` index (for events without output_index). */
+  /** Item id of each tool call by `acc.toolCalls` index, for events without `output_index`. */
   #itemIds: string[] = [];
   /** The output items whose text / reasoning arrived last: a new item starts a new paragraph. */
   #textItem: unknown = -1;
   #reasoningItem: unknown = -1;
   #refusalItem: unknown = -1;
-  /** Whether an item was taken in as done (a refusal so taken does not count as delivered). */
+  /** A refusal taken in from a done item does not count as delivered. */
   #itemsDone = false;
-  /** `sequence_number` of the last event: background mode resumes after it. */
   cursor: unknown = undefined;
 
   constructor(acc: Accumulator) {
@@ -37,8 +27,7 @@ class ResponsesDecoder implements StreamDecoder {
   }
 
   onEvent(event: string | undefined, data: string): EventOutcome {
-    // An `event: error` whose data is text (a gateway's `data: Internal server error`) is
-    // still an error report, not bad framing.
+    // An `event: error` whose data is text is still an error report, not bad framing.
     if (event === "error") throw responsesError(core.errorEventPayload(data));
     const message = core.parseEventData(data);
     const acc = this.#acc;
@@ -126,10 +115,7 @@ class ResponsesDecoder implements StreamDecoder {
     return false;
   }
 
-  /**
-   * An item is complete. Whatever of it did not stream counts as if it had: a message's
-   * text, a reasoning item's text, a call (started now if it was never added) and its input.
-   */
+  /** Whatever of a done item did not stream counts as if it had (a call never added starts now). */
   #itemDone(index: unknown, item: EventData): void {
     this.#itemsDone = true;
     const acc = this.#acc;
@@ -144,7 +130,6 @@ class ResponsesDecoder implements StreamDecoder {
         }
       }
     } else if (kind === "reasoning" && index !== this.#reasoningItem) {
-      // Raw reasoning text when the model exposes it, its summary otherwise.
       const parts: EventData[] = item.content?.length > 0 ? item.content : item.summary ?? [];
       const text = parts.map((part) => part?.text ?? "").join("\n\n");
       if (text !== "") {
@@ -170,7 +155,6 @@ class ResponsesDecoder implements StreamDecoder {
     return slot;
   }
 
-  /** Text of another output item begins: never glued to the previous item's text. */
   #enterText(index: unknown): void {
     const acc = this.#acc;
     if (acc.content !== "") acc.addText("\n\n");
@@ -189,7 +173,6 @@ class ResponsesDecoder implements StreamDecoder {
       this.#itemIds.indexOf(message.item_id ?? message.item?.id);
   }
 
-  /** A whole (non-streaming) Response: each output item as if it had just been done. */
   response(response: EventData): void {
     this.#acc.identify(response);
     const output: unknown[] = Array.isArray(response?.output) ? response.output : [];
@@ -214,22 +197,12 @@ function finish(response: EventData, acc: Accumulator): void {
   }
 }
 
-/** Delivers a whole (non-streaming) Response object to the accumulator. */
 function decodeMessage(message: unknown, acc: Accumulator): void {
   const response = message as EventData;
   if (response?.status === "failed") throw responsesError({ type: "response.failed", response });
   new ResponsesDecoder(acc).response(response);
 }
 
-/**
- * How the `openai-responses` protocol reads responses (`openAIResponses.load` adds it to the
- * request side), given the core's helpers (core_kit.ts).
- *
- * @example
- * ```ts
- * const decoder = responsesDecoding(CORE_KIT).createDecoder(new Accumulator(null));
- * ```
- */
 export function responsesDecoding(kit: CoreKit): ProtocolDecoding {
   useCore(kit);
   return {

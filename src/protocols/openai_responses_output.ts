@@ -1,15 +1,4 @@
-/**
- * The output items of a Responses answer, as the provider defines them: reasoning items with
- * `summary` and `encrypted_content`, message items with `phase` and `annotations`, every tool
- * call and hosted-tool item, and kinds stopstream does not know yet — what an agent sends back
- * as `input` on the next turn (with `store: false`, reasoning items included).
- *
- * Each `response.output_item.done` event carries its item whole, so the assembler keeps that
- * object (JSON.parse made it anyway) and nothing per delta; only an item cut off before its
- * `done` is patched from what the accumulator holds.
- *
- * @module
- */
+// A Responses answer's items as sent (each `output_item.done` is whole); a cut-off one is patched.
 
 import type { Accumulator, OutputAssembler } from "../accumulator.ts";
 import type { ChatResult, Citation } from "../chat_result.ts";
@@ -27,15 +16,7 @@ export const CALL_KINDS: Record<string, string | undefined> = {
   mcp_approval_request: "mcp_approval_request",
 };
 
-/**
- * A call item's input as `ToolCall.arguments`: the JSON arguments of a function (or MCP
- * approval), the free-form input of a custom tool, the JSON of the action otherwise.
- *
- * @example
- * ```ts
- * argumentsOf({ type: "local_shell_call", action: { type: "exec", command: ["ls"] } }); // '{"type":"exec","command":["ls"]}'
- * ```
- */
+/** A function's (or MCP approval's) arguments, a custom tool's input, else the action's JSON. */
 export function argumentsOf(item: EventData): string {
   if (typeof item?.arguments === "string") return item.arguments;
   if (typeof item?.input === "string") return item.input;
@@ -43,24 +24,13 @@ export function argumentsOf(item: EventData): string {
   return action === undefined ? "" : JSON.stringify(action);
 }
 
-/**
- * Records a Responses answer's output items and builds `result.output` from them.
- *
- * @example
- * ```ts
- * const out = new ResponsesOutput();
- * out.item(0, { type: "message", id: "msg_1", content: [] }, false);
- * ```
- */
 export class ResponsesOutput implements OutputAssembler {
   /** By `output_index`: the item as added, replaced by its `done` version. */
   #items: EventData[] = [];
   #done: boolean[] = [];
   /** By `output_index`: where the item's text starts in `acc.content`. */
   #textFrom: number[] = [];
-  /** Output indexes in the order their text arrived. */
   #textOrder: number[] = [];
-  /** By `output_index`: the item's tool call in `acc.toolCalls`. */
   #slots: number[] = [];
   /** `response.output` of the final event, for servers that send no item events. */
   #final: EventData[] | undefined = undefined;
@@ -71,7 +41,6 @@ export class ResponsesOutput implements OutputAssembler {
     this.#done[index] = done;
   }
 
-  /** The item at `index` starts its text at the current end of `acc.content`. */
   text(index: number, from: number): void {
     if (typeof index !== "number") return;
     this.#textFrom[index] = from;
@@ -86,7 +55,6 @@ export class ResponsesOutput implements OutputAssembler {
     if (typeof index === "number") this.#slots[index] = slot;
   }
 
-  /** The response's own `output`, used only when no item event arrived. */
   final(output: unknown): void {
     if (Array.isArray(output) && output.length > 0) this.#final = output;
   }

@@ -1,12 +1,3 @@
-/**
- * The OpenAI Responses wire format, as far as stopstream reads it: the JSON of each stream
- * event, of an output item and of a whole response (exported for callers who want the raw
- * events), and how its usage and its error reports map to stopstream's {@linkcode Usage} and
- * `UpstreamStreamError`.
- *
- * @module
- */
-
 import type { UpstreamStreamError } from "../error_classes.ts";
 import type { Usage } from "../chat_result.ts";
 import type { EventData } from "./event_data.ts";
@@ -139,21 +130,12 @@ export type ResponsesStreamEvent =
   }
   | { type: "error"; code: string | null; message: string; param: string | null };
 
-/**
- * Turns a Responses error (an `error` event, a `response.failed` event, or an
- * `{"error": {…}}` body) into an `UpstreamStreamError`, transient when its code says so.
- *
- * @example
- * ```ts
- * responsesError({ type: "error", code: "server_error", message: "try again" }).retryable; // true
- * ```
- */
+/** An `error` event, a `response.failed` event or an `{"error": {…}}` body. */
 export function responsesError(payload: unknown): UpstreamStreamError {
   if (typeof payload === "string") return core.upstreamError(payload);
   const p = (payload ?? {}) as EventData;
-  // `error` events carry code and message at the top level (or, from some servers, in
-  // `error`), `response.failed` in `response.error` (some compatible servers: `error`), plain
-  // error bodies in `error`.
+  // `error` events: code and message at the top level (some servers: in `error`);
+  // `response.failed`: in `response.error` (some servers: `error`); error bodies: in `error`.
   const fields = p.type === "response.failed"
     ? p.response?.error ?? p.error ?? {}
     : p.error !== null && typeof p.error === "object"
@@ -165,18 +147,9 @@ export function responsesError(payload: unknown): UpstreamStreamError {
     ? fields.type
     : undefined;
   const message = typeof fields.message === "string" ? fields.message : JSON.stringify(fields);
-  // Classified like every other protocol's error; `data` stays the event as sent.
   return core.upstreamError({ error: { type: code, message } }, payload);
 }
 
-/**
- * Maps Responses usage to {@linkcode Usage}.
- *
- * @example
- * ```ts
- * responsesUsage({ input_tokens: 3, output_tokens: 5, total_tokens: 8 }).totalTokens; // 8
- * ```
- */
 export function responsesUsage(raw: ResponsesUsage): Usage {
   return core.usage(
     raw.input_tokens ?? 0,

@@ -1,23 +1,7 @@
-/**
- * What the protocols' output assemblers share: reading a JSON value that may be cut short, and
- * building a normalised {@linkcode Citation} from a provider's own citation object.
- *
- * @module
- */
-
 import type { Citation } from "../chat_result.ts";
 import type { EventData } from "./event_data.ts";
 
-/**
- * `text` parsed as JSON, or `fallback` when it is empty or not JSON (a tool input cut short, an
- * error body that is text).
- *
- * @example
- * ```ts
- * parseOr('{"city":"Oslo"}', {}); // { city: "Oslo" }
- * parseOr('{"ci', {}); // {}
- * ```
- */
+/** `fallback` when `text` is empty or not JSON (a tool input cut short, a text error body). */
 export function parseOr(text: string, fallback: unknown): unknown {
   if (text === "") return fallback;
   try {
@@ -27,15 +11,7 @@ export function parseOr(text: string, fallback: unknown): unknown {
   }
 }
 
-/**
- * A {@linkcode Citation} with only the fields that have a value (`source` is the provider's
- * object, kept as it is).
- *
- * @example
- * ```ts
- * citation("https://example.com/", "Example", undefined, 0, 12, { type: "url_citation" });
- * ```
- */
+/** Only the fields that have a value; `source` is the provider's object, as sent. */
 export function citation(
   url: unknown,
   title: unknown,
@@ -54,18 +30,7 @@ export function citation(
   return result;
 }
 
-/**
- * Appends a delta of a block or item kind stopstream does not know to the object it belongs
- * to, field by field: a string extends the string already there, an array is appended, any
- * other value replaces it. Providers stream new kinds this way (`compaction_delta` carries
- * `content`), so the object ends up as the provider would have sent it whole.
- *
- * @example
- * ```ts
- * const block = { type: "compaction", content: null };
- * mergeDelta(block, { type: "compaction_delta", content: "Summary" }); // block.content === "Summary"
- * ```
- */
+/** A delta of a kind stopstream does not know: strings extend, arrays append, others replace. */
 export function mergeDelta(target: EventData, delta: EventData): void {
   if (target === null || typeof target !== "object" || delta === null) return;
   for (const key in delta) {

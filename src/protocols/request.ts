@@ -1,36 +1,13 @@
-/**
- * What the protocols' requests share: the URL join, the JSON/SSE request headers, and the
- * assistant turn a continuation appends.
- *
- * @module
- */
-
 import type { RequestTarget } from "./protocol.ts";
 
-/**
- * Joins a base URL and a path, tolerating a trailing slash on the base.
- *
- * @example
- * ```ts
- * joinURL("https://api.openai.com/v1/", "/chat/completions"); // "https://api.openai.com/v1/chat/completions"
- * ```
- */
+/** Drops trailing `/` (char code 47) from the base before appending `path`. */
 export function joinURL(baseURL: string, path: string): string {
   let end = baseURL.length;
   while (end > 0 && baseURL.charCodeAt(end - 1) === 47) end--;
   return baseURL.slice(0, end) + path;
 }
 
-/**
- * Headers for a streaming JSON request: `content-type` and `accept` (plus the protocol's
- * `extra` defaults), then the caller's headers over them. Authentication is left to the
- * protocol (see {@linkcode bearerHeaders}).
- *
- * @example
- * ```ts
- * requestHeaders({ baseURL: "", apiKey: undefined, headers: new Headers(), body: {} }).get("accept"); // "text/event-stream"
- * ```
- */
+/** The caller's headers win over the defaults; authentication is left to the protocol. */
 export function requestHeaders(target: RequestTarget, extra?: Record<string, string>): Headers {
   const headers = new Headers({
     "content-type": "application/json",
@@ -41,29 +18,14 @@ export function requestHeaders(target: RequestTarget, extra?: Record<string, str
   return headers;
 }
 
-/**
- * {@linkcode requestHeaders} plus `authorization: Bearer <apiKey>` when there is a key (it
- * wins over a caller's own `authorization`, as the key is the target's).
- *
- * @example
- * ```ts
- * bearerHeaders({ baseURL: "", apiKey: "sk-1", headers: new Headers(), body: {} }).get("authorization"); // "Bearer sk-1"
- * ```
- */
+/** The key wins over a caller's own `authorization`: it is the target's. */
 export function bearerHeaders(target: RequestTarget): Headers {
   const headers = requestHeaders(target);
   if (target.apiKey !== undefined) headers.set("authorization", `Bearer ${target.apiKey}`);
   return headers;
 }
 
-/**
- * `body` with `message` appended to its `messages` (a new body and array; `body` is kept).
- *
- * @example
- * ```ts
- * appendMessage({ messages: [] }, { role: "assistant", content: "Hel" }); // { messages: [{ role: "assistant", content: "Hel" }] }
- * ```
- */
+/** A new body and array: `body` is reused by every attempt. */
 export function appendMessage(
   body: Record<string, unknown>,
   message: Record<string, unknown>,

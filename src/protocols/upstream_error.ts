@@ -1,29 +1,11 @@
-/**
- * Turning a provider's error object into an {@linkcode UpstreamStreamError}, deciding whether
- * it describes a passing condition. Shared by every protocol: providers word these alike.
- *
- * @module
- */
-
 import { UpstreamStreamError } from "../error_classes.ts";
 
-/** Error types and codes that mean "try again later". */
 const TRANSIENT_TYPE =
   /rate_limit|overloaded|server_error|api_error|internal|unavailable|timeout|service_error|^5\d\d$|^429$|^408$/i;
-/** Messages that say the connection or the upstream died. */
 const TRANSIENT_MESSAGE =
   /connection (lost|reset|closed|error)|network|timed? ?out|overloaded|temporarily|try again|upstream|unavailable|internal server error/i;
 
-/**
- * Builds an `UpstreamStreamError` from `{"error": {...}}`, a bare error object, or a string;
- * `raw` (default: `payload`) is kept as its `data` when the caller normalised the payload first.
- *
- * @example
- * ```ts
- * const error = upstreamError({ error: { message: "Network connection lost." } });
- * error.retryable; // true
- * ```
- */
+/** `raw` (default: `payload`) becomes its `data` when the caller normalised the payload first. */
 export function upstreamError(payload: unknown, raw: unknown = payload): UpstreamStreamError {
   const wrapped = payload !== null && typeof payload === "object" && "error" in payload
     ? (payload as { error: unknown }).error
@@ -50,15 +32,7 @@ function firstString(...values: unknown[]): string | undefined {
   return undefined;
 }
 
-/**
- * Whether an error body says the account's quota or spending limit is used up: a 429 that
- * waiting will not fix.
- *
- * @example
- * ```ts
- * isQuotaExhausted({ error: { code: "insufficient_quota" } }); // true
- * ```
- */
+/** A quota or spending limit used up: a 429 that waiting will not fix. */
 export function isQuotaExhausted(body: unknown): boolean {
   const error = (body as { error?: unknown } | null)?.error;
   if (typeof error === "string") return QUOTA.test(error);

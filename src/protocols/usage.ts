@@ -1,20 +1,6 @@
-/**
- * The one place that builds a {@linkcode Usage}, so every protocol fills it the same way.
- *
- * @module
- */
-
 import type { Usage } from "../chat_result.ts";
 
-/**
- * Builds a {@linkcode Usage}: `totalTokens` defaults to input + output, and the optional
- * counts are set only when the provider sent a number (absent, not `0`, when unknown).
- *
- * @example
- * ```ts
- * usage(3, 5, undefined, 2, undefined, {}).totalTokens; // 8
- * ```
- */
+/** The one place a `Usage` is built; the optional counts stay absent (not `0`) when unknown. */
 export function usage(
   inputTokens: number,
   outputTokens: number,
