@@ -1,10 +1,3 @@
-/**
- * `createRelay()`: the Hono app of the relay, an OpenAI-compatible endpoint in front of one or
- * more model providers.
- *
- * @module
- */
-
 import { Hono } from "hono";
 import { cors } from "hono/cors";
 import { createDemoUpstream, DEMO_FAULT_HEADER } from "../demo/upstream.ts";
@@ -30,30 +23,18 @@ import { STREAM_ID_HEADER } from "./streams/wire.ts";
 import { canHonour } from "./translate_request.ts";
 import { createUpstreamFetch, forwardedHeaders, type InProcessDemo } from "./upstream_fetch.ts";
 
-/** The model name the built-in demo upstream answers to in `GET /v1/models`. */
 const DEMO_MODEL = "demo";
 /** Which upstream answered: its index among the configured ones (0: the primary). */
 const UPSTREAM_HEADER = "x-stopstream-upstream";
 
 /**
- * Create the relay: `POST /v1/chat/completions` (streaming or not), `GET /v1/models`,
- * `GET /healthz`, and, when no upstream is configured, the built-in demo upstream at
- * `POST /demo/v1/chat/completions` (also used in-process as the default upstream).
+ * Create the relay: `POST /v1/chat/completions`, `GET /v1/models` and `GET /healthz`.
+ * With no upstream configured, it answers with the built-in demo model.
  *
  * @example
  * ```ts
- * import { Hono } from "hono";
- * import { createRelay } from "stopstream/hono";
- *
- * const app = new Hono();
- * app.route("/", createRelay({
- *   upstreams: [
- *     { baseURL: "https://api.openai.com/v1", apiKey: "sk-…", protocol: "openai-chat", model: "gpt-4o-mini" },
- *     { baseURL: "https://api.anthropic.com/v1", apiKey: "sk-ant-…", protocol: "anthropic-messages", model: "claude-sonnet-4-5" },
- *   ],
- *   keys: ["my-relay-key"],
- * }));
- * export default app;
+ * const upstreams = [{ baseURL: "https://api.openai.com/v1", apiKey: "sk-…" }];
+ * app.route("/", createRelay({ upstreams, keys: ["my-relay-key"] }));
  * ```
  */
 export function createRelay(options: RelayOptions = {}): Hono {
@@ -82,8 +63,8 @@ export function createRelay(options: RelayOptions = {}): Hono {
       cors({
         origin: config.cors === true ? "*" : config.cors.origin,
         allowMethods: ["GET", "POST", "OPTIONS"],
-        // No allowHeaders: the preflight's own list is allowed. SDKs send headers of their
-        // own (the openai SDK's `x-stainless-*`), and only an allowlist ever goes upstream.
+        // No allowHeaders, so the preflight's own list is allowed: SDKs add headers of their own
+        // (`x-stainless-*`), and only an allowlist ever goes upstream.
         exposeHeaders: ["x-stopstream-attempts", UPSTREAM_HEADER, STREAM_ID_HEADER],
         maxAge: 600,
       }),
@@ -112,7 +93,6 @@ export function createRelay(options: RelayOptions = {}): Hono {
     }));
     return c.json({ object: "list", data });
   });
-  // The demo's fault `caller-drop-after=N`: the relay cuts its own caller's stream.
   if (demo !== undefined) app.use("/v1/chat/completions", callerDrop());
   app.post("/v1/chat/completions", async (c) => {
     const text = await readLimited(c.req.raw, config.maxBodyBytes);
@@ -136,9 +116,6 @@ export function createRelay(options: RelayOptions = {}): Hono {
       : config.upstreams;
     const streaming = body.stream === true;
     const resumable = streams !== undefined && streaming && wantsResumable(c.req.raw.headers);
-    // Upstreams cooling down are skipped, one whose cooldown is over is probed by one call;
-    // each target's fetch tells the route what it answered. A resumable stream's call runs in
-    // its Durable Object, whose start response reports what it found instead.
     // An upstream that cannot honour the request (Anthropic and `response_format`) is skipped.
     const usable = (index: number): boolean => canHonour(body, upstreams[index]!.protocol);
     if (!upstreams.some((_, index) => usable(index))) {
@@ -169,8 +146,7 @@ export function createRelay(options: RelayOptions = {}): Hono {
     const includeUsage = streamOptions?.include_usage === true;
     const progress = wantsProgress(c.req.raw.headers);
     if (resumable && streams !== undefined) {
-      // The call runs in the stream's Durable Object, not under this request: a caller who
-      // disconnects leaves it running, to be resumed; only a cancel stops it.
+      // The call runs in the stream's Durable Object: a caller who leaves does not stop it.
       const { response, outcomes } = await startStream(streams, c.req.raw, {
         call,
         upstreams: route.order,
@@ -189,8 +165,7 @@ export function createRelay(options: RelayOptions = {}): Hono {
     const abort = abortOnDisconnect(c.req.raw.signal);
     const local: StreamChatOptions = {
       ...call,
-      // A non-streaming caller sees nothing until the whole answer exists: a failure after
-      // part of it is retried (and falls back) like one before it.
+      // A non-streaming caller sees nothing before the end, so a failure mid-answer is retried.
       ...(streaming ? {} : { onPartial: "retry" as const }),
       // Fires when the caller disconnects or the response is cancelled: never retried.
       signal: abort.signal,
@@ -198,8 +173,7 @@ export function createRelay(options: RelayOptions = {}): Hono {
     };
 
     if (!streaming) {
-      // The whole answer is held before it is sent: a runaway upstream must not fill the
-      // isolate's memory (shared by every request in it).
+      // Held whole before it is sent: a runaway upstream must not fill the isolate's memory.
       let overLimit = false;
       upstream.tap.limit = config.maxStreamBytes;
       upstream.tap.onLimit = () => {
@@ -213,7 +187,7 @@ export function createRelay(options: RelayOptions = {}): Hono {
       const answer = chat.result.catch((error: unknown) => {
         throw overLimit ? answerTooLarge(config.maxStreamBytes) : error;
       }).then((result) => {
-        // Also in the body: after the commit (1 s) the headers can no longer say it.
+        // Also in the body: after the commit the headers can no longer say it.
         const stopstream = {
           upstream: route.upstreamOf(result.target?.index ?? 0),
           attempts: result.attempts,

@@ -1,29 +1,10 @@
-/**
- * The demo's "drop my connection mid-answer" fault, played by the relay itself: with
- * `x-demo-fault: caller-drop-after=N` (and only in front of the built-in demo), the relay
- * cuts its own caller's streaming response abruptly after N events, as a network that goes
- * away would. What happens next is the relay's usual answer to a caller who left: a
- * resumable stream (`x-stopstream-resumable: true`) runs on, to be resumed with
- * `GET /v1/streams/{id}`; any other stream stops its upstream request.
- *
- * @module
- */
-
 import type { MiddlewareHandler } from "hono";
 import { DEMO_FAULT_HEADER, parseDemoFaults } from "../demo/upstream.ts";
 import { stopAnswer } from "./body_pipe.ts";
 
 const DATA_LINE = /(?:^|\n)data:/;
 
-/**
- * Middleware for `POST /v1/chat/completions` in front of the demo: applies the fault to the
- * streaming answer the route made.
- *
- * @example
- * ```ts
- * if (demo !== undefined) app.use("/v1/chat/completions", callerDrop());
- * ```
- */
+/** The demo's `caller-drop-after=N` fault: the relay cuts its own caller off after N events. */
 export function callerDrop(): MiddlewareHandler {
   return async (c, next) => {
     await next();
@@ -45,11 +26,7 @@ function callerDropAfter(spec: string | undefined): number | undefined {
   }
 }
 
-/**
- * `body` up to the end of its `events`-th event (comments do not count), then an error: the
- * connection ends without the end of the chunked body. The rest is never read; the source
- * is cancelled as when a caller leaves.
- */
+/** Errors after the `events`-th event (comments do not count): the chunked body never ends. */
 function cutAfterEvents(
   body: ReadableStream<Uint8Array>,
   events: number,
@@ -57,7 +34,6 @@ function cutAfterEvents(
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let seen = 0;
-  /** The text after the last complete event or comment. */
   let tail = "";
   let cut = false;
   return new ReadableStream<Uint8Array>({

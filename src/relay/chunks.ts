@@ -1,35 +1,11 @@
-/**
- * Translation of stopstream's normalised events into OpenAI `chat.completion.chunk` SSE events
- * (a whole answer as one `chat.completion`: completion.ts; the shapes both use:
- * openai_shapes.ts): whatever protocol the upstream speaks, the caller sees OpenAI's shapes.
- *
- * @module
- */
-
 import type { ChatResult, StreamEvent, ToolCall } from "../chat_result.ts";
 import { callId, toAnnotations, toOpenAIUsage } from "./openai_shapes.ts";
 import { joinFields, type UpstreamFields } from "./upstream_fields.ts";
 
-/**
- * The SSE event that ends a successful OpenAI stream.
- *
- * @example
- * ```ts
- * controller.enqueue(encoder.encode(DONE_EVENT));
- * ```
- */
+/** Ends a successful stream only: a failed one ends with an error event. */
 export const DONE_EVENT = "data: [DONE]\n\n";
 
-/**
- * Upstream events sent on as they arrived (`data: …` frames, see `forward.ts`): one batch per
- * run of consecutive events the relay has no need to change, so one per network chunk.
- *
- * @example
- * ```ts
- * const batch: ForwardedEvents = { type: "forwarded", text: 'data: {"choices":[…]}\n\n', sealed: false, bytes: undefined, piece: undefined };
- * if (batch.bytes !== undefined && batch.piece === batch.text) write(batch.bytes);
- * ```
- */
+/** Upstream events sent on as they arrived (forward.ts), one batch per run of them. */
 export interface ForwardedEvents {
   type: "forwarded";
   /** Whole SSE events, each `data: <the upstream's data>\n\n`. */
@@ -37,52 +13,30 @@ export interface ForwardedEvents {
   /** Set when the batch is encoded: the events that follow start a new batch. */
   sealed: boolean;
   /**
-   * The upstream's own bytes for these events, when they were one whole piece of its body and
-   * nothing else; `piece` is their text. They go out as they came only when `piece` is `text`,
-   * character for character: no comment, `id:` or other field, no CR, no `data:` without its
-   * space (an SSE reader reads the same events either way, a hand-written parser might not).
+   * The events' own bytes when they were one whole piece of the upstream's body, `piece` its text:
+   * used only if `piece` is `text`, as a hand-written parser may not read other SSE framing.
    */
   bytes: Uint8Array | undefined;
   piece: string | undefined;
 }
 
-/**
- * What a relayed stream yields: the client's events, and batches of forwarded upstream events.
- *
- * @example
- * ```ts
- * const iterator = chat[Symbol.asyncIterator]() as AsyncIterator<RelayEvent>;
- * ```
- */
 export type RelayEvent = StreamEvent | ForwardedEvents | UpstreamFields;
 
-/**
- * Encodes one relayed stream's events as `data: {chat.completion.chunk}` SSE events.
- *
- * @example
- * ```ts
- * const encoder = new ChunkEncoder("chatcmpl-1", "demo", true);
- * encoder.encode({ type: "text", text: "Hi" }); // 'data: {"id":"chatcmpl-1",…}\n\n'
- * ```
- */
+/** OpenAI `chat.completion.chunk` events, whatever protocol the upstream speaks. */
 export class ChunkEncoder {
   readonly includeUsage: boolean;
-  /** Whether a content, reasoning or tool-call delta has been encoded. */
   started = false;
   readonly #id: string;
   readonly #model: string;
   readonly #created: number;
   /** `data: {"id":…,"model":…,"choices":`: the fields every chunk repeats, serialised once. */
   #head: string;
-  /** Upstream fields for the next chunk written (see `UpstreamFields`, upstream_fields.ts). */
   #fields: UpstreamFields | undefined = undefined;
   /**
-   * The call's tool calls (set by the fast path): a call's `extra_content` (Gemini's
-   * `thought_signature`, which its next turn must send back) goes out once, with the first of
-   * the call's chunks written after it arrived, or before the finish chunk.
+   * Set by the fast path: a call's `extra_content` (Gemini's `thought_signature`, which the next
+   * turn must send back) goes out once, on the call's first chunk after it arrived (or at the end).
    */
   toolCalls: ToolCall[] | undefined = undefined;
-  /** Which calls' `extra_content` went out (by index; only once a call had one). */
   #extraSent: boolean[] | undefined = undefined;
 
   constructor(id: string, model: string, includeUsage: boolean) {
@@ -94,9 +48,8 @@ export class ChunkEncoder {
   }
 
   /**
-   * Takes the upstream's own `id`, `model` and `created` for every chunk (an empty or missing
-   * one keeps the relay's), so that the chunks this encoder writes match the events forwarded
-   * as they arrived. Ignored once the first delta was encoded: one answer, one id.
+   * The upstream's own `id`, `model` and `created`, so that these chunks match the forwarded
+   * events. Ignored once the first delta was encoded: one answer, one id.
    */
   adopt(id: string, model: string, created: number | undefined): void {
     if (this.started) return;
@@ -104,11 +57,8 @@ export class ChunkEncoder {
   }
 
   /**
-   * The upstream's own bytes for `event`, when it is a batch of forwarded events that may go out
-   * as they came instead of encoded (the batch is then sealed, as `encode` would): a whole piece
-   * of the upstream's body, framed as the relay would frame it, with no upstream fields waiting
-   * to go out before it. Comparing the texts costs one flattening copy and a memcmp per piece (a
-   * byte-by-byte check of the framing cost 0.56 µs an event).
+   * The bytes of a forwarded batch that may go out as they came (sealing it, as `encode` would):
+   * no upstream fields may be waiting to go out before it.
    */
   takeBytes(event: RelayEvent): Uint8Array | undefined {
     if (
@@ -150,8 +100,8 @@ export class ChunkEncoder {
           ? this.#textDelta('"reasoning_content":', event.text)
           : this.delta({ reasoning_content: event.text });
       case "tool-call": {
-        // Every kind of call is a function call to OpenAI clients (their SDKs accept no other
-        // kind); one without a name (apply_patch, shell…) is named after its kind.
+        // OpenAI SDKs accept only function calls; one without a name (apply_patch, shell…) is
+        // named after its kind.
         const call: Record<string, unknown> = {
           index: event.index,
           id: event.id || callId(event.index),
@@ -169,16 +119,12 @@ export class ChunkEncoder {
       case "finish":
         return this.#flushFields() + this.#lateExtras() + this.finish(event.result);
       default:
-        // open, retry, fallback: invisible by design; usage is sent after the finish chunk.
+        // retry, fallback: invisible by design; usage is sent after the finish chunk.
         return "";
     }
   }
 
-  /**
-   * Puts call `index`'s `extra_content` on `call` if it has one that has not gone out (a later
-   * fragment may bring it: a network read after the call's first chunk was written); says
-   * whether it did.
-   */
+  /** A later fragment may bring a call's `extra_content`: a read after its first chunk went out. */
   #takeExtra(call: Record<string, unknown>, index: number): boolean {
     const extra = this.toolCalls?.[index]?.extra;
     if (extra === undefined || this.#extraSent?.[index] === true) return false;
@@ -198,12 +144,11 @@ export class ChunkEncoder {
     return text;
   }
 
-  /** Upstream fields no chunk took yet, in a chunk of their own (`""` when there are none). */
   #flushFields(): string {
     return this.#fields === undefined ? "" : this.delta({});
   }
 
-  /** The common text delta, written around the one string it carries (no object built). */
+  /** The common text delta, with no object built. */
   #textDelta(field: string, text: string): string {
     return `${this.#head}[{"index":0,"delta":{${field}${
       JSON.stringify(text)
@@ -225,10 +170,8 @@ export class ChunkEncoder {
   }
 
   private finish(result: ChatResult): string {
-    // Cited sources go where OpenAI puts them: `annotations` on the message delta, all at once.
-    // A refusal (OpenAI `delta.refusal`) has no event of its own: what the client decoded of it
-    // goes out whole here, or a refused request's caller would get an empty answer. Refusal
-    // deltas the fast path forwarded never reach `result.refusal`, so none is sent twice.
+    // A refusal has no event of its own: what the client decoded goes out whole here (deltas
+    // the fast path forwarded never reach `result.refusal`, so none is sent twice).
     let text = result.refusal === undefined ? "" : this.delta({ refusal: result.refusal });
     const annotations = toAnnotations(result.citations);
     if (annotations !== undefined) text += this.delta({ annotations });

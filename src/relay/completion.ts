@@ -1,21 +1,6 @@
-/**
- * A finished answer as one OpenAI `chat.completion` (what a `stream: false` caller gets),
- * whatever protocol the upstream speaks: the same shapes as the chunks of chunks.ts.
- *
- * @module
- */
-
 import type { ChatResult } from "../chat_result.ts";
 import { callId, toAnnotations, toOpenAIUsage } from "./openai_shapes.ts";
 
-/**
- * A `chat.completion` object (OpenAI's non-streaming answer).
- *
- * @example
- * ```ts
- * const text = (completion.choices[0]?.message.content ?? "") as string;
- * ```
- */
 export interface ChatCompletion {
   id: string;
   object: "chat.completion";
@@ -33,15 +18,6 @@ export interface ChatCompletion {
   usage?: Record<string, unknown>;
 }
 
-/**
- * One `chat.completion` object assembled from a finished stream.
- *
- * @example
- * ```ts
- * const completion = toChatCompletion(result, "chatcmpl-1", "demo");
- * completion.choices[0].message.content;
- * ```
- */
 export function toChatCompletion(
   result: ChatResult,
   id: string,

@@ -1,22 +1,3 @@
-/**
- * Upstream cooldown, per isolate (no external store): an upstream whose calls failed with a
- * retryable error `failures` times in a row, within 30 s, is skipped for `cooldownMs` — calls
- * go straight to the next upstream instead of paying for its retries. When the cooldown is
- * over, one call probes it (the others still skip it): success puts it back in service, a
- * failure cools it down again. When every upstream is cooling down, a call goes to the one
- * whose cooldown ends first rather than failing untried.
- *
- * A call's outcome for each upstream it tried is read when the call ends: the upstream that
- * answered succeeded; one it left for the next upstream failed (unless it answered 404, a model
- * it does not serve); the last one gets the call's error — a failure when that error is
- * retryable, nothing at all when it is the caller's abort or a 4xx of the caller's making.
- * A resumable stream's call runs in its Durable Object, whose start response reports the same
- * outcomes as of that moment ({@linkcode UpstreamRoute.report}); an upstream it still waits for
- * is left unrecorded, so a probe's claim on it holds until the claim lapses.
- *
- * @module
- */
-
 import { isInterruptedError, isPartialStreamError } from "../error_guards.ts";
 import { isRetryable } from "../retry_policy.ts";
 
@@ -24,32 +5,15 @@ import { isRetryable } from "../retry_policy.ts";
 const WINDOW_MS = 30_000;
 const noop = (): void => {};
 
-/**
- * When an upstream cools down, and for how long.
- *
- * @example
- * ```ts
- * const settings: CooldownSettings = { failures: 3, cooldownMs: 30_000 };
- * ```
- */
 export interface CooldownSettings {
   /** Consecutive failed calls (within 30 s) that start a cooldown; 0 turns cooldown off. */
   failures: number;
-  /** How long the upstream is skipped, in ms. */
   cooldownMs: number;
-  /** The clock (tests). Default `Date.now`. */
+  /** For tests. */
   now?: () => number;
 }
 
-/**
- * What one call taught about one upstream: it answered, it failed (a retryable error), or
- * nothing (the caller's abort, a 4xx of the caller's making, never tried).
- *
- * @example
- * ```ts
- * const outcome: Outcome = "failure";
- * ```
- */
+/** `neutral`: the call taught nothing of the upstream (the caller's abort or 4xx, never tried). */
 export type Outcome = "success" | "failure" | "neutral";
 
 interface Health {
@@ -64,13 +28,8 @@ interface Health {
 }
 
 /**
- * The health of a relay's upstreams, shared by every call of one isolate.
- *
- * @example
- * ```ts
- * const cooldowns = new UpstreamCooldowns(2, { failures: 3, cooldownMs: 30_000 });
- * const route = cooldowns.route(); // route.order: [0, 1], or [1] while the primary cools down
- * ```
+ * Per isolate, no external store: an upstream whose calls failed (retryably) `failures` times in a
+ * row is skipped for `cooldownMs`, then one call probes it while the others still skip it.
  */
 export class UpstreamCooldowns {
   #health: Health[];
@@ -92,11 +51,8 @@ export class UpstreamCooldowns {
   }
 
   /**
-   * The upstreams one call tries, in order. The call becomes the probe of those whose cooldown
-   * is over (while another call probes one, it skips it as it skips those cooling down), and
-   * must be watched ({@linkcode UpstreamRoute.watch}) or report ({@linkcode UpstreamRoute.report})
-   * to end its claim. Upstreams `usable` refuses (that cannot honour the request) are left out;
-   * at least one must be usable.
+   * The call becomes the probe of the upstreams whose cooldown is over, and must be watched or
+   * report to end its claim. At least one upstream must be `usable`.
    */
   route(usable: (index: number) => boolean = () => true): UpstreamRoute {
     const now = this.#now();
@@ -124,16 +80,12 @@ export class UpstreamCooldowns {
     return route;
   }
 
-  /**
-   * Whether a call is probing the upstream. A claim lapses after a cooldown's length, so that a
-   * call that never reported back (a bug, a throw before it was watched) cannot keep the
-   * upstream out of service for good.
-   */
+  /** A claim lapses: a call that never reported back cannot keep the upstream out for good. */
   #probing(health: Health, now: number): boolean {
     return health.probe !== undefined && health.probeUntil > now;
   }
 
-  /** @internal A call ended: what it learnt about upstream `index`. */
+  /** @internal For {@linkcode UpstreamRoute} only. */
   record(index: number, outcome: Outcome, route: UpstreamRoute): void {
     const health = this.#health[index]!;
     if (health.probe === route) health.probe = undefined;
@@ -160,19 +112,8 @@ export class UpstreamCooldowns {
   }
 }
 
-/**
- * One call's way through the upstreams: their order, a `fetch` per target that notes what each
- * upstream answered, and the outcome recorded once when the call ends.
- *
- * @example
- * ```ts
- * const route = cooldowns.route();
- * const fetchFirst = route.fetchFor(0, fetch); // for the call's first target, upstream route.order[0]
- * route.watch(chat.result);
- * ```
- */
+/** One call's way through the upstreams; its outcome is recorded once, when the call ends. */
 export class UpstreamRoute {
-  /** Upstream indices (as configured), in the order this call tries them. */
   readonly order: readonly number[];
   #cooldowns: UpstreamCooldowns;
   /** Per target of the call: the last HTTP status it answered (0: none yet), or untried. */
@@ -185,12 +126,10 @@ export class UpstreamRoute {
     this.#statuses = order.map(() => undefined);
   }
 
-  /** The configured index of the call's target `target` (0: the first it tried). */
   upstreamOf(target: number): number {
     return this.order[target] ?? this.order[0]!;
   }
 
-  /** A `fetch` for the call's target `target` that notes each request and its status. */
   fetchFor(target: number, base: typeof fetch): typeof fetch {
     return (input, init) => {
       this.#statuses[target] = 0;
@@ -202,16 +141,13 @@ export class UpstreamRoute {
     };
   }
 
-  /** Records the call's outcome when `result` settles. */
   watch(result: Promise<{ target?: { index: number } }>): void {
     result.then((r) => this.#finish(r.target?.index ?? 0, undefined), (e) => this.#finish(-1, e));
   }
 
   /**
-   * Records what a call that ran elsewhere (a resumable stream's Durable Object) taught, per
-   * target in the call's order; `undefined` for the target it still waits for, which is left
-   * unrecorded with every target after it (a probe's claim on them holds until it lapses).
-   * Targets past the list were never tried.
+   * For a call that ran in a resumable stream's Durable Object: `undefined` marks the target it
+   * still waits for, left unrecorded with all after it (a probe's claim on them lapses).
    */
   report(outcomes: readonly (Outcome | undefined)[]): void {
     if (this.#done) return;
@@ -223,6 +159,7 @@ export class UpstreamRoute {
     }
   }
 
+  /** A target left for the next failed, unless it answered 404 (a model it does not serve). */
   #finish(answered: number, error: unknown): void {
     if (this.#done) return;
     this.#done = true;
@@ -239,15 +176,7 @@ export class UpstreamRoute {
   }
 }
 
-/**
- * The outcome of the call's error for the upstream it came from: the caller's abort, and a 4xx
- * of the caller's making, say nothing about the upstream.
- *
- * @example
- * ```ts
- * outcomeOf(new ConnectionError("reset")); // "failure"
- * ```
- */
+/** The caller's abort, and a 4xx of the caller's making, say nothing about the upstream. */
 export function outcomeOf(error: unknown): Outcome {
   const cause = isPartialStreamError(error) ? error.cause : error;
   if (isInterruptedError(cause)) return "neutral";

@@ -1,11 +1,3 @@
-/**
- * How the relay maps stopstream's typed errors onto OpenAI-shaped error bodies
- * ({@linkcode RelayFailure}): status, type, code and a message that says what to do, with no
- * key in it; what callers do not get goes to the log, redacted.
- *
- * @module
- */
-
 import type { APIStatusError, RedirectReason, TimeoutPhase } from "../error_classes.ts";
 import {
   isAPIStatusError,
@@ -24,24 +16,11 @@ import type { RelayFailure } from "./error_response.ts";
 
 /** Longest upstream error text passed on; redacted before it is cut. */
 const MAX_MESSAGE = 500;
-/** Longest excerpt of an upstream's own text that goes to the log. */
 const MAX_LOGGED = 200;
 
 /**
- * Describe why a relayed call failed, in one sentence that says what to do, without ever
- * including an upstream key. Upstream 4xx answers keep their status and message, except 401/403
- * (the relay's own upstream key was refused: `502 upstream_auth_error`, so callers can tell it
- * from a wrong relay key), and a 429 keeps its `retry-after`; everything else is a 502/504. The
- * client's own wording (and its chain of causes) stays in the relay, and so does what an
- * upstream sent that is not an error object (an HTML page, a text body, a malformed stream: it
- * can name internal hosts): a short excerpt of it goes to the log (`console.warn`), redacted
- * before it is cut.
- *
- * @example
- * ```ts
- * describeFailure(new TimeoutError("idle", 30_000), []).message;
- * // "The upstream went silent for 30000 ms; try again later."
- * ```
+ * One sentence that says what to do, never with an upstream key in it. What an upstream sent that
+ * is not an error object can name internal hosts: only the log gets an excerpt, redacted.
  */
 export function describeFailure(error: unknown, secrets: readonly string[]): RelayFailure {
   // The relay's own verdict (a limit it enforces), made where the call was watched: as it is.
@@ -64,10 +43,7 @@ export function describeFailure(error: unknown, secrets: readonly string[]): Rel
   return failure;
 }
 
-/**
- * The failure as sent when the call failed outright, and `what` happened in a few words
- * (lower case), which a partial failure builds its own sentence from.
- */
+/** `what`: a few words (lower case) that a partial failure builds its own sentence from. */
 function classify(
   error: unknown,
   secrets: readonly string[],
@@ -76,6 +52,7 @@ function classify(
     const upstream = upstreamError(error.body, secrets);
     const what = `the upstream answered HTTP ${error.status}`;
     if (error.status === 401 || error.status === 403) {
+      // Not the caller's 401: callers must tell the relay's upstream key from their relay key.
       return {
         what,
         failure: {
@@ -198,7 +175,6 @@ function classify(
   };
 }
 
-/** What a redirect the relay did not follow was, per reason (a new reason needs its own). */
 const REDIRECTED: Record<RedirectReason, string> = {
   "cross-origin": "redirected the request to another origin, which the relay does not follow " +
     "(the key must not go there)",
@@ -266,11 +242,7 @@ function detailOf(error: unknown): string | undefined {
   return undefined;
 }
 
-/**
- * An upstream's error `type` or `code`, passed on as the caller's `code` or `type`: an
- * identifier as a rule, but the upstream's text all the same, so redacted (masked keys too)
- * before it is cut to 100 characters.
- */
+/** An identifier as a rule, but the upstream's text all the same: redacted before it is cut. */
 function shortField(text: string, secrets: readonly string[]): string {
   return redactKeys(text, secrets).slice(0, 100);
 }

@@ -1,16 +1,9 @@
-/**
- * Relay options from Worker bindings (`wrangler.toml` vars and `wrangler secret put` secrets).
- *
- * @module
- */
-
 import type { ProtocolName } from "../chat_options.ts";
 import { isHttpURL, PROTOCOLS, type RelayOptions, type RelayUpstream } from "./options.ts";
 import { isStreamNamespace } from "./streams/wire.ts";
 
 /**
- * The bindings the relay Worker reads. Every one is optional: with no `UPSTREAM_BASE_URL` the
- * Worker serves the built-in demo upstream.
+ * The bindings the relay Worker reads, all optional (no `UPSTREAM_BASE_URL`: the built-in demo).
  *
  * @example
  * ```ts
@@ -26,24 +19,13 @@ export interface RelayEnv {
   UPSTREAM_MODEL?: string;
   /** Secret. */
   UPSTREAM_API_KEY?: string;
-  /**
-   * JSON array of fallback upstreams: `{"baseURL", "protocol"?, "model"?, "apiKeySecret"?}`,
-   * where `apiKeySecret` names the secret binding that holds the key (never the key itself). An
-   * entry without it gets `UPSTREAM_API_KEY` only when its `baseURL` is exactly
-   * `UPSTREAM_BASE_URL` (a trailing slash aside), and no key otherwise.
-   */
+  /** JSON: `[{"baseURL", "protocol"?, "model"?, "apiKeySecret"?}]`, naming each key's secret. */
   FALLBACKS?: string;
   /** Secret: comma-separated client keys. */
   RELAY_KEYS?: string;
-  /**
-   * Keep-alive interval in ms during silences once the answer flows (default 15 000). Before
-   * it, the relay writes every 400 ms anyway: how a Worker notices a caller who went away.
-   */
+  /** Keep-alive interval in ms once the answer flows (default 15 000; every 400 ms before it). */
   KEEPALIVE_MS?: string;
-  /**
-   * Durable Object binding of class `RelayStream`: with it, requests with
-   * `x-stopstream-resumable: true` get resumable streams.
-   */
+  /** Durable Object binding of class `RelayStream`, for `x-stopstream-resumable: true` requests. */
   STREAMS?: unknown;
   /** How long a resumable stream is kept after it ends, in ms (default 600 000). */
   RESUME_TTL_MS?: string;
@@ -51,10 +33,7 @@ export interface RelayEnv {
   MAX_STREAM_BYTES?: string;
   /** The most readers a resumable stream serves at once (default 16). */
   MAX_STREAM_READERS?: string;
-  /**
-   * Consecutive failed calls (a retryable error each, within 30 s) after which an upstream is
-   * skipped for `COOLDOWN_MS` (default 3; 0 turns cooldown off).
-   */
+  /** Failed calls in a row (in 30 s) that make an upstream skipped (default 3; 0 turns it off). */
   COOLDOWN_FAILURES?: string;
   /** How long a failing upstream is skipped, in ms (default 30 000); then one call probes it. */
   COOLDOWN_MS?: string;
@@ -62,10 +41,7 @@ export interface RelayEnv {
   [binding: string]: unknown;
 }
 
-/**
- * Timeouts for the built-in demo: short enough that a demo stall is detected (and retried
- * before the first token) within a couple of seconds, as the playground shows.
- */
+/** Short enough that the playground shows a demo stall retried within a couple of seconds. */
 const DEMO_TUNING: Pick<RelayOptions, "timeouts" | "retry"> = {
   timeouts: { headersMs: 10_000, firstEventMs: 1_500, idleMs: 2_000 },
   retry: { initialDelayMs: 200, maxDelayMs: 2_000 },
@@ -74,11 +50,7 @@ const DEMO_TUNING: Pick<RelayOptions, "timeouts" | "retry"> = {
 /**
  * Build {@linkcode RelayOptions} from Worker bindings.
  *
- * @throws {TypeError} naming the binding and what is wrong with it (never its value): a
- * `KEEPALIVE_MS`, `RESUME_TTL_MS`, `MAX_STREAM_BYTES`, `MAX_STREAM_READERS`, `COOLDOWN_FAILURES` or `COOLDOWN_MS`
- * that is not a whole number (0 allowed for `COOLDOWN_FAILURES` only), a base URL
- * that is not an absolute http(s) URL, a `RELAY_KEYS` that holds no key, an unknown protocol, `FALLBACKS` that is not a JSON array
- * of objects, an entry that carries a key instead of naming its secret, a named secret missing.
+ * @throws {TypeError} naming a malformed binding or a missing secret (never a binding's value).
  * @example
  * ```ts
  * const options = relayOptionsFromEnv({ RELAY_KEYS: "a,b" });
@@ -89,7 +61,7 @@ export function relayOptionsFromEnv(env: RelayEnv): RelayOptions {
   const keys = typeof env.RELAY_KEYS === "string"
     ? env.RELAY_KEYS.split(",").map((k) => k.trim()).filter((k) => k !== "")
     : [];
-  // Fail closed: whoever set the secret meant the relay to ask for a key, and no keys means none.
+  // Fail closed: an empty RELAY_KEYS must not open the relay to everyone.
   if (typeof env.RELAY_KEYS === "string" && keys.length === 0) {
     throw new TypeError(
       "RELAY_KEYS is set but holds no key; set comma-separated keys or remove it",
@@ -128,9 +100,8 @@ export function relayOptionsFromEnv(env: RelayEnv): RelayOptions {
   return { ...common, upstreams: [primary, ...parseFallbacks(env)] };
 }
 
-// Messages name the binding and what is wrong with it, never its value: a binding can hold an
-// account token (in a gateway URL), or a key pasted into the wrong place, and these messages
-// are served to anyone who asks the misconfigured Worker anything.
+// Messages never hold a binding's value (it may be a token, or a misplaced key): a misconfigured
+// Worker serves them to anyone.
 
 function parseFallbacks(env: RelayEnv): RelayUpstream[] {
   const raw = text(env.FALLBACKS);

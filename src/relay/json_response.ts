@@ -1,35 +1,13 @@
-/**
- * The non-streaming answer of the relay (`stream` absent or `false`): nothing of the answer
- * reaches the caller until all of it exists, so a failure anywhere before that is retried (and
- * falls back) like any other. The status waits for the commit time (see `commit.ts`); after
- * it, the response is a 200 whose body starts with spaces, one every `probeMs` — how a Worker
- * notices a caller who left — and ends with the `chat.completion`, or with an OpenAI error
- * object when the call failed after all.
- *
- * @module
- */
-
 import { COMMIT, commitTiming, raceCommit } from "./commit.ts";
 import { describeFailure } from "./describe_failure.ts";
 import { errorBody, errorResponse } from "./error_response.ts";
 
-/**
- * One relayed non-streaming call, ready to be turned into a response.
- *
- * @example
- * ```ts
- * const call: RelayedAnswer = { answer, abort, keepAliveMs: 15_000, secrets: [], attempts: () => 1 };
- * ```
- */
 export interface RelayedAnswer {
-  /** The JSON text of the whole answer and the headers that go with it; rejects on failure. */
   answer: Promise<{ json: string; headers: Record<string, string> }>;
-  /** Aborting it stops the upstream call (wired into `streamChat`'s `signal`). */
   abort: AbortController;
   keepAliveMs: number;
   /** Upstream keys to scrub from error messages. */
   secrets: readonly string[];
-  /** How many upstream requests have been made so far. */
   attempts: () => number;
 }
 
@@ -38,13 +16,8 @@ const JSON_TYPE = "application/json; charset=utf-8";
 const PROBE = new Uint8Array([0x20]);
 
 /**
- * The answer with its own status if it is ready (or failed) within the commit time; otherwise
- * a 200 committed now, written to until the answer is ready.
- *
- * @example
- * ```ts
- * return await jsonResponse({ answer, abort, keepAliveMs, secrets, attempts });
- * ```
+ * The answer with its own status if it is ready (or failed) within the commit time; otherwise a
+ * 200 whose body is spaces, one every `probeMs`, then the answer or an OpenAI error object.
  */
 export async function jsonResponse(call: RelayedAnswer): Promise<Response> {
   const { commitMs, probeMs } = commitTiming(call.keepAliveMs);
@@ -90,7 +63,6 @@ function probedBody(call: RelayedAnswer, probeMs: number): ReadableStream<Uint8A
       );
     },
     cancel(reason) {
-      // The caller disconnected: stop the upstream at once.
       closed = true;
       clearInterval(probe);
       call.abort.abort(reason ?? new Error("the caller closed the response"));

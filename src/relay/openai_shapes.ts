@@ -1,23 +1,6 @@
-/**
- * Pieces of a `ChatResult` in OpenAI's chat shapes, shared by the relay's streamed chunks
- * (chunks.ts) and its whole `chat.completion` (completion.ts): citations as `annotations`,
- * usage in OpenAI's field names, and the id of a call its provider gave none.
- *
- * @module
- */
-
 import type { Citation, Usage } from "../chat_result.ts";
 
-/**
- * Citations as OpenAI `url_citation` annotations (`undefined` when there are none). A citation
- * without a URL (a passage of a document the caller sent) has no place in that shape and is
- * left out.
- *
- * @example
- * ```ts
- * toAnnotations([{ url: "https://example.com", title: "Example" }])?.[0]?.type; // "url_citation"
- * ```
- */
+/** A citation without a URL (a passage of a document the caller sent) has no place here. */
 export function toAnnotations(
   citations: Citation[] | undefined,
 ): Array<Record<string, unknown>> | undefined {
@@ -37,14 +20,6 @@ export function toAnnotations(
   return annotations.length > 0 ? annotations : undefined;
 }
 
-/**
- * Normalised usage in OpenAI's field names.
- *
- * @example
- * ```ts
- * toOpenAIUsage({ inputTokens: 3, outputTokens: 5, totalTokens: 8, raw: {} }).total_tokens; // 8
- * ```
- */
 export function toOpenAIUsage(usage: Usage): Record<string, unknown> {
   const openai: Record<string, unknown> = {
     prompt_tokens: usage.inputTokens,
@@ -60,10 +35,7 @@ export function toOpenAIUsage(usage: Usage): Record<string, unknown> {
   return openai;
 }
 
-/**
- * The id of a call the provider gave none (the legacy `function_call`): the caller must name it
- * in the `tool` message it sends back.
- */
+/** For a call the provider gave no id (`function_call`): the caller's `tool` message names it. */
 export function callId(index: number): string {
   return `call_${index}`;
 }
