@@ -1,17 +1,8 @@
-/**
- * The relay's options and their validation.
- *
- * @module
- */
-
 import type { DemoUpstreamOptions } from "../demo/upstream.ts";
 import { createRetryBudget, isRetryBudget, type RetryBudget } from "../retry_budget.ts";
 
 const MAX = Number.MAX_VALUE;
-/**
- * The longest delay a timer takes (about 24.8 days); a longer one fires at once in Node, and a
- * keep-alive interval that long would write every millisecond instead of never.
- */
+/** The longest timer delay (about 24.8 days); a longer one fires at once in Node. */
 const MAX_TIMER_MS = 2_147_483_647;
 import { streamChat } from "../stream_chat.ts";
 import type { ProtocolName, RetryOptions, Timeouts } from "../chat_options.ts";
@@ -21,16 +12,12 @@ import { resolveUpstreams } from "./upstreams.ts";
 export { isHttpURL, PROTOCOLS } from "./upstreams.ts";
 
 /**
- * One model provider the relay may call. The first upstream is the primary, the others are
- * fallbacks tried in order when it has used up its retries.
+ * One model provider the relay may call; the first is the primary, the rest fallbacks in order.
  *
  * @example
  * ```ts
  * const upstream: RelayUpstream = {
- *   baseURL: "https://api.anthropic.com/v1",
- *   apiKey: "sk-ant-…",
- *   protocol: "anthropic-messages",
- *   model: "claude-sonnet-4-5",
+ *   baseURL: "https://api.anthropic.com/v1", apiKey: "sk-ant-…", protocol: "anthropic-messages",
  * };
  * ```
  */
@@ -72,15 +59,11 @@ export interface RelayOptions {
   upstreams?: RelayUpstream[];
   /** Accepted client keys (`Authorization: Bearer <key>`). Absent or empty: no auth. */
   keys?: string[];
-  /**
-   * SSE keep-alive comment interval during silences once the answer flows. Default 15 000.
-   * Before the answer begins the relay writes every 400 ms (and commits the status after at
-   * most 1 s), or every `keepAliveMs` if that is shorter.
-   */
+  /** Keep-alive interval in ms once the answer flows (400 ms before it). Default 15 000. */
   keepAliveMs?: number;
   /** Largest request body accepted, in bytes. Default 1 MiB. */
   maxBodyBytes?: number;
-  /** Default `false`. */
+  /** Cross-origin access for browsers. Default `false`. */
   cors?: RelayCors;
   /** The `fetch` used to call upstreams (tests). Default `globalThis.fetch` at call time. */
   fetch?: typeof fetch;
@@ -92,49 +75,23 @@ export interface RelayOptions {
   timeouts?: Timeouts;
   /** Pacing and hooks of the built-in demo upstream (used only when `upstreams` is empty). */
   demo?: DemoUpstreamOptions;
-  /**
-   * The Durable Object namespace of class `RelayStream` (the Worker's `STREAMS` binding). With
-   * it, a streaming request with `x-stopstream-resumable: true` becomes a resumable stream.
-   */
+  /** `RelayStream`'s Durable Object namespace; enables resumable streams. Default none. */
   streams?: RelayStreamNamespace;
   /** How long a resumable stream is kept after it ends, in ms. Default 600 000 (10 minutes). */
   resumeTtlMs?: number;
-  /**
-   * Largest number of bytes a resumable stream stores, and that an answer the relay holds whole
-   * (`stream: false`) may take as the upstream sends it, per attempt (past it: `502`
-   * `answer_too_large`).
-   * Default 8 MiB.
-   */
+  /** Most bytes a resumable stream or `stream: false` answer may hold (else 502). Default 8 MiB. */
   maxStreamBytes?: number;
-  /**
-   * Most readers a resumable stream serves at once (the creating request's included); one more
-   * gets a 429 (`code: "too_many_readers"`). Default 16.
-   */
+  /** Most readers a resumable stream serves at once; one more gets a 429. Default 16. */
   maxStreamReaders?: number;
-  /**
-   * An upstream whose calls failed this many times in a row (with a retryable error, within
-   * 30 s) is skipped for `cooldownMs`: calls go straight to the next upstream. Default 3; 0
-   * turns cooldown off.
-   */
+  /** Retryable failures in a row (within 30 s) before an upstream is skipped. Default 3; 0: off. */
   cooldownFailures?: number;
   /** How long a failing upstream is skipped, in ms; then one call probes it. Default 30 000. */
   cooldownMs?: number;
-  /**
-   * The retry budget every call of this relay draws from (retries, resumes, continuations), so
-   * that during an outage retries stay a fraction of the traffic. Default: one
-   * `createRetryBudget()` per relay (per isolate on Workers); `false` for none.
-   */
+  /** Budget every call's retries draw from. Default: one per relay; `false`: none. */
   retryBudget?: RetryBudget | false;
 }
 
-/**
- * An upstream after validation: the protocol is always set, an empty key is no key.
- *
- * @example
- * ```ts
- * const upstream: ResolvedUpstream = { baseURL: "https://api.openai.com/v1", apiKey: undefined, protocol: "openai-chat", model: undefined };
- * ```
- */
+/** The protocol is always set; an empty key is no key. */
 export interface ResolvedUpstream {
   baseURL: string;
   apiKey: string | undefined;
@@ -142,14 +99,6 @@ export interface ResolvedUpstream {
   model: string | undefined;
 }
 
-/**
- * Options after validation and defaults.
- *
- * @example
- * ```ts
- * const config: ResolvedRelayOptions = resolveRelayOptions({ keys: ["k1"] });
- * ```
- */
 export interface ResolvedRelayOptions {
   upstreams: ResolvedUpstream[];
   keys: string[];
@@ -170,21 +119,6 @@ export interface ResolvedRelayOptions {
   retryBudget: RetryBudget | undefined;
 }
 
-/**
- * Validate relay options and fill in the defaults.
- *
- * @throws {TypeError} on an upstream without a valid `baseURL`, an unknown protocol or a bad key.
- * @throws {TypeError} on `streams` that is not a Durable Object namespace, or a
- * `retryBudget` that is neither a budget nor `false`.
- * @throws {RangeError} on a non-positive `keepAliveMs`, `maxBodyBytes`, `resumeTtlMs`,
- * `maxStreamBytes` or `cooldownMs`, a `cooldownFailures` that is not a whole number ≥ 0, a
- * `maxStreamReaders` that is not one ≥ 1.
- * @throws {TypeError|RangeError} on `maxRetries`, `retry` or `timeouts` that `streamChat` refuses.
- * @example
- * ```ts
- * resolveRelayOptions({}).keepAliveMs; // 15000
- * ```
- */
 export function resolveRelayOptions(options: RelayOptions): ResolvedRelayOptions {
   const upstreams = resolveUpstreams(options.upstreams ?? []);
   checkCallOptions(options);
@@ -215,11 +149,7 @@ export function resolveRelayOptions(options: RelayOptions): ResolvedRelayOptions
   };
 }
 
-/**
- * `maxRetries`, `retry` and `timeouts` go into every call as they are: checked here, once, by
- * the client's own rules (a call that is only made sends nothing), rather than failing every
- * request with a 500.
- */
+/** Checked once by the client's own rules (making a call sends nothing), not a 500 per request. */
 function checkCallOptions({ maxRetries, retry, timeouts }: RelayOptions): void {
   try {
     streamChat({ baseURL: "https://upstream.invalid/v1", body: {}, maxRetries, retry, timeouts });

@@ -1,18 +1,9 @@
-/**
- * The playground page the relay Worker serves at `GET /`: plain HTML and one small module
- * script that streams from the relay with stopstream itself (served at `/stopstream.js`).
- * Kept as a string module because Workers cannot read files at runtime.
- *
- * @module
- */
+// The playground page served at `GET /`, as strings: Workers cannot read files at runtime.
 
 import { PAGE_SCRIPT } from "./playground_script.ts";
 import { TIMELINE_SCRIPT } from "./playground_timeline.ts";
 
-/**
- * Faults offered by the page's menu: label, `x-demo-fault` spec, and what the page then shows
- * (the page says it in these words, under the menu).
- */
+/** The menu's faults: label, `x-demo-fault` spec, and what the page then shows (in its words). */
 const FAULTS: ReadonlyArray<readonly [string, string, string]> = [
   ["No fault", "", "One request to the model, the first token, the answer, done."],
   [
@@ -165,14 +156,6 @@ page mid-answer, or open its stream in another tab, and the answer carries on th
   placeholder="32 hex digits"></label><button id="follow">Follow</button></div>
 `;
 
-/**
- * The complete playground page.
- *
- * @example
- * ```ts
- * app.get("/", (c) => c.html(PLAYGROUND_HTML));
- * ```
- */
 export const PLAYGROUND_HTML: string = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -183,16 +166,7 @@ export const PLAYGROUND_HTML: string = `<!doctype html>
 </body></html>
 `;
 
-/**
- * The playground's Content-Security-Policy: its own inline script and style (by hash), the
- * browser build and the relay's API from its own origin, nothing else, and no framing (a page
- * that keeps a relay key in `localStorage` must not be clickjacked into using it).
- *
- * @example
- * ```ts
- * c.header("content-security-policy", await playgroundPolicy());
- * ```
- */
+/** No framing: a page that keeps a relay key in `localStorage` must not be clickjacked. */
 export async function playgroundPolicy(): Promise<string> {
   return `default-src 'none'; script-src 'self' ${await sha256Source(SCRIPT)}; ` +
     `style-src ${await sha256Source(STYLE)}; connect-src 'self'; frame-ancestors 'none'; ` +

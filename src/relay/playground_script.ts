@@ -1,24 +1,8 @@
-/**
- * The playground's page script: streams from the relay with the browser build of stopstream
- * (`/stopstream.js`), asking for a resumable stream with progress comments. The client ignores
- * comments, so the page passes it a `fetch` that hands each response body on unchanged while
- * it reads the comments as they pass (and puts the page's own connections on the timeline).
- * Following a stream by id (another tab, or this one after a reload) is the same client with a
- * `fetch` whose request for the answer is `GET /v1/streams/{id}`: the replay of the whole
- * stream, then its live events, resumed and cancelled as any resumable stream is.
- * Plain JavaScript kept in a string (no backticks, no `${`).
- *
- * @module
- */
+// The playground's page script: plain JavaScript in a string (no backticks, no `${`). The client
+// ignores SSE comments, so its `fetch` hands each body on unchanged while reading the progress
+// comments; following a stream by id is the same client, its request `GET /v1/streams/{id}`.
 
-/**
- * The module script's code after the timeline's (it uses `Timeline`).
- *
- * @example
- * ```ts
- * const page = `<script type="module">${TIMELINE_SCRIPT}${PAGE_SCRIPT}</script>`;
- * ```
- */
+/** Goes after `TIMELINE_SCRIPT` in the same module script: it uses `Timeline`. */
 export const PAGE_SCRIPT: string = String.raw`
 const $ = (id) => document.getElementById(id);
 const STREAM_KEY = "stopstream-playground-stream";

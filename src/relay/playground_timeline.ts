@@ -1,20 +1,6 @@
 /**
- * The playground's timeline, as page script: one horizontal timeline per call, drawn from the
- * relay's progress comments (its requests to the model, each wait), the client's events (the
- * first token, the answer, a resume) and the page's own connections to the relay. Plain
- * JavaScript kept in a string (no backticks, no `${`), served inside the page.
- *
- * @module
- */
-
-/**
- * `class Timeline`: rows of bars and marks on one time axis (ms since the call began), each
- * bar carrying `data-kind`, `data-state` and its label, re-drawn while the call runs.
- *
- * @example
- * ```ts
- * const script = `${TIMELINE_SCRIPT}\nnew Timeline(root, "send");`;
- * ```
+ * The playground's `class Timeline`: plain JavaScript in a string (no backticks, no `${`). It draws
+ * the relay's progress comments, the client's events and the page's connections on one time axis.
  */
 export const TIMELINE_SCRIPT: string = String.raw`
 const ROWS = [["requests", "relay → model"], ["waits", "relay waits"], ["answer", "answer"],

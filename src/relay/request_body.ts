@@ -1,31 +1,7 @@
-/**
- * Reading and validating the caller's chat completions request.
- *
- * @module
- */
-
 import type { RelayFailure } from "./error_response.ts";
 
-/**
- * A request body that passed validation: a JSON object with a `messages` array.
- *
- * @example
- * ```ts
- * const body: ChatRequestBody = { model: "demo", messages: [{ role: "user", content: "hi" }] };
- * ```
- */
 export type ChatRequestBody = Record<string, unknown> & { messages: unknown[] };
 
-/**
- * Read at most `maxBytes` of the request body, failing with 413 beyond that. A declared
- * `Content-Length` above the limit fails before a single byte is read.
- *
- * @example
- * ```ts
- * const text = await readLimited(request, 1024 * 1024);
- * if (typeof text !== "string") return errorResponse(text);
- * ```
- */
 export async function readLimited(
   request: Request,
   maxBytes: number,
@@ -62,26 +38,11 @@ export async function readLimited(
 }
 
 /**
- * Deepest nesting of arrays and objects a request may have. Real requests stay far below it
- * (a tool's JSON schema nests a dozen levels); deeper ones only ever exercise recursion limits,
- * which differ between runtimes (5,000 levels: a 500 under Node, a 200 under workerd).
- *
- * @example
- * ```ts
- * parseChatRequest(`{"messages":[],"x":${"[".repeat(MAX_JSON_DEPTH)}${"]".repeat(MAX_JSON_DEPTH)}}`).status; // 400
- * ```
+ * Real requests nest far less (a tool's schema, a dozen levels); deeper ones only exercise
+ * recursion limits, which differ between runtimes.
  */
 export const MAX_JSON_DEPTH = 64;
 
-/**
- * Parse and validate a chat completions body; the failure is a 400 in OpenAI's shape.
- *
- * @example
- * ```ts
- * parseChatRequest('{"messages": []}'); // { messages: [] }
- * parseChatRequest("[]").status; // 400
- * ```
- */
 export function parseChatRequest(text: string): ChatRequestBody | RelayFailure {
   if (tooDeep(text, MAX_JSON_DEPTH)) {
     return invalid(
@@ -116,10 +77,7 @@ export function parseChatRequest(text: string): ChatRequestBody | RelayFailure {
   return body as ChatRequestBody;
 }
 
-/**
- * Whether `text` nests `[`/`{` deeper than `limit`, outside strings. One pass, no allocation;
- * malformed JSON is left for `JSON.parse` to refuse.
- */
+/** One pass, no allocation; malformed JSON is left for `JSON.parse` to refuse. */
 function tooDeep(text: string, limit: number): boolean {
   let depth = 0;
   let inString = false;

@@ -1,5 +1,4 @@
-// Text modules: wrangler embeds `*.txt` imports as strings (its default `Text` rule), and the
-// workers test config does the same for the generated browser bundle.
+// wrangler embeds `*.txt` imports as strings (its `Text` rule); the workers test config does too.
 declare module "*.txt" {
   const text: string;
   export default text;

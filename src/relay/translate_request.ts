@@ -1,10 +1,5 @@
-/**
- * Translation of an OpenAI chat completions request into the body another wire protocol
- * expects, so OpenAI clients can talk to Anthropic Messages and OpenAI Responses upstreams.
- * Pure functions: no I/O, the input is never mutated.
- *
- * @module
- */
+// OpenAI chat completions bodies for Anthropic Messages and OpenAI Responses upstreams. Pure:
+// the input is never mutated.
 
 import type { ProtocolName } from "../chat_options.ts";
 
@@ -14,15 +9,8 @@ type Json = Record<string, unknown>;
 const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 
 /**
- * Whether an upstream speaking `protocol` can honour everything `body` asks for. The one thing
- * one cannot: structured output (`response_format` other than text) from Anthropic Messages,
- * which has no equivalent the relay could map it to. Dropping it would hand the caller prose
- * where it asked for JSON, so the relay skips such an upstream for that request instead.
- *
- * @example
- * ```ts
- * canHonour({ messages: [], response_format: { type: "json_object" } }, "anthropic-messages"); // false
- * ```
+ * Anthropic has no structured output to map `response_format` to; dropping it would hand prose
+ * where JSON was asked, so such an upstream is skipped for that request.
  */
 export function canHonour(body: Json, protocol: ProtocolName): boolean {
   const format = body.response_format;
@@ -30,17 +18,8 @@ export function canHonour(body: Json, protocol: ProtocolName): boolean {
 }
 
 /**
- * The upstream request body for `protocol`, from an OpenAI chat completions body.
- * `model` (when set) replaces the caller's model. Streaming flags are left to the client, but
- * an `openai-chat` upstream streaming to a caller who did not ask for usage is asked for none:
- * the client would ask for it, and the events the relay forwards as they are (forward.ts) would
- * then carry the `"usage": null` that OpenAI adds only for those who ask.
- *
- * @example
- * ```ts
- * const body = translateRequest({ model: "x", messages: [{ role: "user", content: "Hi" }] }, "anthropic-messages", "claude-sonnet-4-5");
- * body.max_tokens; // 4096
- * ```
+ * A caller who did not ask for usage gets none asked of an `openai-chat` upstream: else events
+ * forwarded as they are (forward.ts) would carry the `"usage": null` OpenAI adds for those who ask.
  */
 export function translateRequest(
   body: Json,
@@ -219,7 +198,6 @@ function responsesParts(content: unknown): unknown {
   });
 }
 
-/** The text of a message's `content`: a string, or the text parts of an array. */
 function textOf(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
@@ -266,10 +244,7 @@ function parseArgs(args: string): unknown {
   }
 }
 
-/**
- * An id, name or URL from the caller's JSON as a string: a string or number as it is, anything
- * else empty (`String()` of an object can throw: `{"toString":1}`).
- */
+/** Strings and numbers only: `String()` of an object can throw (`{"toString":1}`). */
 function idOf(value: unknown): string {
   return typeof value === "string" ? value : typeof value === "number" ? String(value) : "";
 }

@@ -1,24 +1,9 @@
-/**
- * What one relayed call asks of its upstreams: the client's options for the targets in the
- * order the cooldown chose, and the failures that belong to holding an answer for a caller.
- *
- * @module
- */
-
 import type { StreamChatOptions } from "../chat_options.ts";
 import type { RelayFailure } from "./error_response.ts";
 import type { ResolvedUpstream } from "./options.ts";
 import type { ChatRequestBody } from "./request_body.ts";
 import { translateRequest } from "./translate_request.ts";
 
-/**
- * `streamChat` options for the first upstream to try, with the others as fallbacks.
- *
- * @example
- * ```ts
- * const call = callOptions(upstreams, body, forwardedHeaders(request.headers), undefined);
- * ```
- */
 export function callOptions(
   upstreams: readonly ResolvedUpstream[],
   body: ChatRequestBody,
@@ -31,8 +16,8 @@ export function callOptions(
     headers,
     body: translateRequest(body, u.protocol, u.model),
     ...(fetchFor !== undefined ? { fetch: fetchFor(target) } : {}),
-    // Always set, even to "none": which upstream has which key was settled in configured order
-    // (options.ts), and the client must not hand the first target's key on to a keyless one.
+    // Always set, even to none: keys were settled in configured order (upstreams.ts), and the
+    // client must not hand the first target's key on to a keyless one.
     apiKey: u.apiKey as string,
   }));
   const [primary, ...rest] = targets as [StreamChatOptions, ...StreamChatOptions[]];
@@ -44,14 +29,6 @@ export function callOptions(
   return { ...primary, fallbacks };
 }
 
-/**
- * A non-streaming answer that passed `maxStreamBytes` (counted as the upstream sent it).
- *
- * @example
- * ```ts
- * throw answerTooLarge(8 * 1024 * 1024);
- * ```
- */
 export function answerTooLarge(maxBytes: number): RelayFailure {
   return {
     status: 502,

@@ -1,29 +1,12 @@
-/**
- * The `fetch` the relay hands to `streamChat` for one caller request: it counts upstream
- * requests, serves the built-in demo in-process, decides which caller headers travel, and
- * reads event streams in large pieces (upstream_body.ts).
- *
- * @module
- */
-
 import { DEMO_ATTEMPT_HEADER, DEMO_FAULT_HEADER } from "../demo/upstream.ts";
 import { type PieceTap, readInPieces } from "./upstream_body.ts";
 
 /**
- * Caller headers that may reach a real upstream. Everything else stays behind: the caller's
- * `Authorization` (the relay sends the upstream's own key), cookies, hop-by-hop headers,
- * Cloudflare's `cf-*`/`x-forwarded-*` and the demo's fault headers.
+ * An allowlist: the caller's `Authorization`, cookies, hop-by-hop, `cf-*`/`x-forwarded-*` and the
+ * demo's fault headers must not reach a real upstream.
  */
 const FORWARDED_HEADERS: readonly string[] = ["anthropic-beta", "openai-beta"];
 
-/**
- * The headers of the caller's request that may be sent upstream (an allowlist).
- *
- * @example
- * ```ts
- * forwardedHeaders(new Headers({ authorization: "Bearer x", "openai-beta": "y" })); // { "openai-beta": "y" }
- * ```
- */
 export function forwardedHeaders(headers: Headers): Record<string, string> {
   const forwarded: Record<string, string> = {};
   for (const name of FORWARDED_HEADERS) {
@@ -33,32 +16,13 @@ export function forwardedHeaders(headers: Headers): Record<string, string> {
   return forwarded;
 }
 
-/**
- * The in-process demo upstream, when the relay serves it.
- *
- * @example
- * ```ts
- * const demo: InProcessDemo = { baseURL: "https://relay.example/demo/v1", handler, fault: null };
- * ```
- */
 export interface InProcessDemo {
   /** Requests under this base URL go to `handler` without a network hop. */
   baseURL: string;
   handler: (request: Request) => Promise<Response>;
-  /** The caller's `x-demo-fault` header, or `null`. */
   fault: string | null;
 }
 
-/**
- * A `fetch` for one relayed call, how many upstream requests it has made so far, and what its
- * reads of an event stream last handed on.
- *
- * @example
- * ```ts
- * const upstream: UpstreamFetch = createUpstreamFetch(undefined, undefined);
- * upstream.calls; // 0
- * ```
- */
 export interface UpstreamFetch {
   fetch: typeof fetch;
   readonly calls: number;
@@ -66,15 +30,8 @@ export interface UpstreamFetch {
 }
 
 /**
- * Build the per-request upstream `fetch`. Demo requests carry the caller's `x-demo-fault` and
- * an `x-demo-attempt` numbered by this counter, so per-attempt faults (`attempt1=status:503`)
- * work through the relay; requests to real upstreams get neither.
- *
- * @example
- * ```ts
- * const upstream = createUpstreamFetch(undefined, { baseURL, handler: createDemoUpstream(), fault: "attempt1=status:503" });
- * streamChat({ baseURL, body, fetch: upstream.fetch });
- * ```
+ * Demo requests carry the caller's `x-demo-fault` and an `x-demo-attempt` from this counter, so
+ * per-attempt faults work through the relay; real upstreams get neither.
  */
 export function createUpstreamFetch(
   base: typeof fetch | undefined,

@@ -1,11 +1,3 @@
-/**
- * The relay Worker: reads its configuration from bindings, serves the playground at `GET /`
- * and the browser build of stopstream it uses at `GET /stopstream.js`, and mounts
- * {@linkcode createRelay} for everything else.
- *
- * @module
- */
-
 import { type ExecutionContext, Hono } from "hono";
 import { createRelay } from "./app.ts";
 import { type RelayEnv, relayOptionsFromEnv } from "./env.ts";
@@ -15,24 +7,14 @@ import { errorResponse, notFound } from "./error_response.ts";
 import browserClient from "../../.wrangler/generated/stopstream.browser.js.txt";
 import { PLAYGROUND_HTML, playgroundPolicy } from "./playground.ts";
 
-// The Durable Object class of the `STREAMS` binding (resumable streams), as wrangler.toml names it.
+// The Durable Object class of the `STREAMS` binding, as wrangler.toml names it.
 export { RelayStream } from "./streams/relay_stream.ts";
 
 // One app per bindings object: Workers reuse `env` across the requests of an isolate.
 const apps = new WeakMap<object, Hono>();
-/** The playground's policy, hashed once per isolate. */
+/** Hashed once per isolate. */
 let policy: Promise<string> | undefined;
 
-/**
- * Build the Worker's app for `env`: playground routes plus the relay, or, when the bindings
- * are invalid, an app that answers every request with a 500 naming the bad binding.
- *
- * @example
- * ```ts
- * const app = createWorkerApp({ RELAY_KEYS: "k1" });
- * const response = await app.request("/healthz");
- * ```
- */
 export function createWorkerApp(env: RelayEnv): Hono {
   const app = new Hono();
   app.get("/", async (c) =>
@@ -62,7 +44,7 @@ export function createWorkerApp(env: RelayEnv): Hono {
   return app;
 }
 
-/** The relay for `env`, or why it cannot be built: naming bindings, never their values. */
+/** Its error names bindings, never their values (a value may be a key). */
 function buildRelay(env: RelayEnv): Hono | string {
   let options: RelayOptions;
   try {
@@ -79,14 +61,7 @@ function buildRelay(env: RelayEnv): Hono | string {
   }
 }
 
-/**
- * The Worker entry (`main` in `wrangler.toml`).
- *
- * @example
- * ```ts
- * const response = await worker.fetch(new Request("http://relay/healthz"), {}, ctx);
- * ```
- */
+/** The Worker entry (`main` in `wrangler.toml`). */
 const worker: {
   fetch(request: Request, env: RelayEnv, ctx: ExecutionContext): Response | Promise<Response>;
 } = {
