@@ -1,22 +1,9 @@
-/**
- * The SSE bytes of a resumable stream's batches: where an event ends, and the `id:` lines
- * written in front of each, byte by byte (the per-event path builds no string).
- *
- * @module
- */
+/** SSE bytes of a resumable stream's batches, handled byte by byte (no string per event). */
 
 const encoder = new TextEncoder();
 const NEWLINE = 10;
 
-/**
- * Where the event at `from` ends in UTF-8 (after its `\n\n`, as in the text: a newline byte
- * is only ever a newline), or `end`.
- *
- * @example
- * ```ts
- * eventEnd(new TextEncoder().encode("data: 1\n\ndata: 2\n\n"), 0, 18); // 9
- * ```
- */
+/** Where the event at `from` ends (after its `\n\n`), or `end`; UTF-8 0x0A is always a newline. */
 export function eventEnd(buffer: Uint8Array, from: number, end: number): number {
   let stop = buffer.indexOf(NEWLINE, from);
   while (stop >= 0 && stop + 1 < end && buffer[stop + 1] !== NEWLINE) {
@@ -25,29 +12,13 @@ export function eventEnd(buffer: Uint8Array, from: number, end: number): number 
   return stop < 0 || stop + 1 >= end ? end : stop + 2;
 }
 
-/**
- * The bytes of `id: <id>\n`.
- *
- * @example
- * ```ts
- * idLineBytes(42); // 7
- * ```
- */
 export function idLineBytes(id: number): number {
   let digits = 1;
   for (let n = id; n >= 10; n = Math.floor(n / 10)) digits++;
   return 5 + digits;
 }
 
-/**
- * Writes `id: <id>\n` at `at` as ASCII, digit by digit (no string built); returns where it
- * ends.
- *
- * @example
- * ```ts
- * writeIdLine(buffer, 0, 42); // 7: "id: 42\n"
- * ```
- */
+/** Writes `id: <id>\n` at `at`; returns where it ends. */
 export function writeIdLine(buffer: Uint8Array, at: number, id: number): number {
   const end = at + idLineBytes(id) - 1;
   buffer[at] = 105; // i
@@ -59,14 +30,7 @@ export function writeIdLine(buffer: Uint8Array, at: number, id: number): number 
   return end + 1;
 }
 
-/**
- * The offset of event `id` in a batch: every event starts with its `id:` line.
- *
- * @example
- * ```ts
- * eventStart(batch.data, after + 1); // where a reader who saw `after` resumes
- * ```
- */
+/** The offset of event `id` in a batch: every event starts with its `id:` line. */
 export function eventStart(data: Uint8Array, id: number): number {
   const needle = encoder.encode(`\n\nid: ${id}\n`);
   // JSON data holds no raw newline, so the needle occurs only where an event starts.

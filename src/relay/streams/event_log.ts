@@ -1,75 +1,46 @@
 /**
- * The events of one resumable stream, numbered and stored in batches, and what its readers
- * read from.
- *
- * Every SSE event gets `id: <n>`, counting from 1 without gaps. Events are written to storage
- * in batches, not one write per token: the first event after a quiet spell is written at once
- * (the time to first token does not change), later ones are gathered for up to `FLUSH_MS`, or
- * until `MAX_BATCH` bytes. A batch becomes visible to readers only once its write is durable,
- * so a reader who resumes never misses an event another reader was sent, even when the
- * Durable Object restarts in between: whatever any reader saw is in storage. Readers at the live
- * edge take the last few written batches from memory (the bytes just stored, not read back);
- * a reader further behind reads the stored rows, so memory holds a few batches per stream, not
- * the stream.
- *
- * @module
+ * A resumable stream's events, numbered from 1 and stored in batches. A batch is visible to readers
+ * only once durable, so whatever any reader saw survives a restart of the Durable Object.
  */
 
 import { eventStart } from "./event_bytes.ts";
 import { PendingBatch } from "./pending_batch.ts";
 import type { Batch, StreamStore } from "./stream_store.ts";
 
-/** How long events wait for company before they are written (and sent) together. */
+/** Batching window: events after the first of a quiet spell wait up to this to share a write. */
 const FLUSH_MS = 50;
-/** Flush at once when this many bytes wait (a fast upstream): rows stay far below 2 MB. */
+/** Write at once when this many bytes wait: rows stay far below SQLite's 2 MB row limit. */
 const MAX_BATCH = 64 * 1024;
-/** Written batches kept in memory for readers at the live edge (a few, not the stream). */
+/** Batches kept in memory for readers at the live edge; readers further behind read storage. */
 const RECENT = 8;
-/** Progress comments kept at most (a few hundred retries' worth); later ones are not kept. */
+/** Progress comments kept at most (a few hundred retries' worth). */
 const MAX_NOTES = 16 * 1024;
 
-/**
- * The numbered, stored events of one stream.
- *
- * @example
- * ```ts
- * const log = new EventLog(store, 8 << 20, 1);
- * log.append('data: {"choices":[]}\n\n'); // numbered `id: 1`
- * log.flushSoon();
- * ```
- */
 export class EventLog {
-  /** The id of the last event readers may read: stored and durable (0 before the first). */
+  /** The last event readers may read: stored and durable (0: none). */
   lastVisible = 0;
   /** Set once the batch holding the final event is visible. */
   ended = false;
-  /** Stored bytes (UTF-8), numbered events included. */
+  /** Stored bytes, id lines included. */
   bytes = 0;
   /**
-   * The progress comments (`x-stopstream-progress`) made before the first event, for readers
-   * who start from the beginning. Narration, not the answer: never numbered (so
-   * `Last-Event-ID` counts events only), never stored (a restarted object has none).
+   * Progress comments made before the first event: never numbered (`Last-Event-ID` counts
+   * events only), never stored.
    */
   notes = "";
   #store: StreamStore;
   #maxBytes: number;
-  /** The next batch, numbered and encoded as events come; it knows the next event id. */
   #batch: PendingBatch;
   #lastFlush = Number.NEGATIVE_INFINITY;
-  /** When a joining reader last forced a write. */
   #lastForced = Number.NEGATIVE_INFINITY;
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** Settles once everything written so far is visible. */
   #durable: Promise<void> = Promise.resolve();
-  /** The sync under way, and the last batch written since it began. */
   #syncing: Promise<void> | undefined;
   #unsynced: { last: number; final: boolean } | undefined;
   #listeners = new Set<() => void>();
   #forgotten = false;
-  /**
-   * The last `RECENT` batches written, oldest first, visible or not yet: what a reader at the
-   * live edge reads, so that a fast stream's readers never read storage back.
-   */
+  /** The last `RECENT` batches written, oldest first, visible or not yet. */
   #recent: Batch[] = [];
 
   constructor(store: StreamStore, maxBytes: number, next: number) {
@@ -78,7 +49,6 @@ export class EventLog {
     this.#batch = new PendingBatch(next, 2 * MAX_BATCH);
   }
 
-  /** The log of a stream stored earlier (by this object before a restart, or a finished one). */
   static restore(store: StreamStore, maxBytes: number, ended: boolean): EventLog {
     const { last, bytes } = store.extent();
     const log = new EventLog(store, maxBytes, last + 1);
@@ -88,16 +58,12 @@ export class EventLog {
     return log;
   }
 
-  /**
-   * Numbers the events of `text` (whole `data:` events) and queues them for the next write.
-   * Returns `false`, and keeps nothing, when they would take the stream past its byte limit.
-   */
+  /** Returns `false`, and keeps nothing, when the events would pass the byte limit. */
   append(text: string): boolean {
     const { count, size } = this.#batch.encode(text);
     return this.#take(count, size);
   }
 
-  /** Takes encoded events into the batch, within the byte limit; a full batch is written. */
   #take(count: number, size: number): boolean {
     const pending = this.#batch;
     if (this.bytes + pending.bytes + size > this.#maxBytes) return false;
@@ -106,19 +72,12 @@ export class EventLog {
     return true;
   }
 
-  /**
-   * {@linkcode EventLog.append} for events that are UTF-8 already (a forwarded piece of the
-   * upstream's body, as the relay would frame it): their bytes are stored, never encoded again.
-   */
   appendBytes(bytes: Uint8Array): boolean {
     const { count, size } = this.#batch.encodeBytes(bytes);
     return this.#take(count, size);
   }
 
-  /**
-   * Adds a progress comment for readers, at once (nothing to make durable). Only before the
-   * first event: a reader who resumes after an event gets events only.
-   */
+  /** Only before the first event: a reader who resumes after an event gets events only. */
   note(text: string): void {
     if (text === "" || this.#batch.next !== 1 || this.notes.length + text.length > MAX_NOTES) {
       return;
@@ -127,11 +86,7 @@ export class EventLog {
     for (const wake of [...this.#listeners]) wake();
   }
 
-  /**
-   * Writes what is queued now if nothing was written for `FLUSH_MS`, else at the end of that
-   * window (one timer at a time). Called when the upstream has nothing more parsed, so a
-   * network chunk's events go out together.
-   */
+  /** Called when the upstream has nothing more parsed, so a network read's events share a write. */
   flushSoon(): void {
     if (this.#batch.bytes === 0 || this.#timer !== undefined) return;
     const wait = this.#lastFlush + FLUSH_MS - Date.now();
@@ -139,10 +94,7 @@ export class EventLog {
     else this.#timer = setTimeout(() => this.#flush(false), wait);
   }
 
-  /**
-   * Appends the final event (whatever the byte limit: it says how the stream ended), writes
-   * everything at once and resolves when readers can see it.
-   */
+  /** The final event ignores the byte limit: it says how the stream ended. */
   close(text: string): Promise<void> {
     const { count, size } = this.#batch.encode(text);
     this.#batch.queue(count, size);
@@ -151,11 +103,8 @@ export class EventLog {
   }
 
   /**
-   * Calls `wake` whenever a batch becomes visible or the log ends; returns the unsubscribe. A
-   * reader who joins gets what waits for the next write, and the next event, at once: a resume
-   * should not wait out the batching window. That costs up to two writes, so it is done once
-   * per window at most: readers who join in a burst (a client reconnecting in a loop) cost two
-   * writes per `FLUSH_MS`, however many they are, and the later ones wait one window at most.
+   * A joining reader forces a write, so a resume does not wait out the window; at most once per
+   * `FLUSH_MS`, so a client reconnecting in a loop cannot multiply writes.
    */
   subscribe(wake: () => void): () => void {
     this.#listeners.add(wake);
@@ -167,15 +116,10 @@ export class EventLog {
     return () => this.#listeners.delete(wake);
   }
 
-  /** How many readers are attached (subscribed and not yet gone). */
   get readers(): number {
     return this.#listeners.size;
   }
 
-  /**
-   * The visible events after `after` as UTF-8, a few batches' worth (`undefined` when there
-   * are none yet), and the id of the last one.
-   */
   read(after: number): { bytes: Uint8Array | undefined; last: number } {
     if (this.#forgotten) return { bytes: undefined, last: after };
     const batches = this.#recentAfter(after) ?? this.#store.batchesAfter(after, this.lastVisible);
@@ -196,10 +140,7 @@ export class EventLog {
     return { bytes, last: (batches.at(-1) as { last: number }).last };
   }
 
-  /**
-   * The visible batches after `after` (a few) from memory, or `undefined` when memory does not
-   * reach back to event `after + 1`: then the store has them.
-   */
+  /** `undefined` when memory does not reach back to event `after + 1`: then the store has them. */
   #recentAfter(after: number): Batch[] | undefined {
     const recent = this.#recent;
     if (recent.length === 0 || (recent[0] as Batch).first > after + 1) return undefined;
@@ -227,7 +168,6 @@ export class EventLog {
     const data = pending.copy();
     const batch = { first: pending.first, last, data };
     this.#store.append(batch);
-    // The oldest goes (a reader that far behind reads storage): memory stays a few batches.
     if (this.#recent.push(batch) > RECENT) this.#recent.shift();
     this.bytes += data.byteLength;
     pending.clear();
@@ -237,9 +177,8 @@ export class EventLog {
   }
 
   /**
-   * Makes written batches visible once they are durable. One `sync()` covers every write made
-   * before it: writes that come while one runs wait for the next (group commit), so a slow
-   * disk delays readers by one sync, not one per batch.
+   * Group commit: one `sync()` covers every write made before it, and writes during it wait for
+   * the next, so a slow disk delays readers by one sync, not one per batch.
    */
   async #sync(): Promise<void> {
     try {

@@ -1,51 +1,25 @@
-/**
- * The next batch of a resumable stream's events, encoded as they come: numbered from the next
- * id on, each event behind its `id:` line, in one UTF-8 buffer that is stored and sent as is
- * (no large string is ever built or converted). `EventLog` decides when a batch is written.
- *
- * @module
- */
+/** The next batch of events, numbered and encoded into one UTF-8 buffer stored and sent as is. */
 
 import { eventEnd, idLineBytes, writeIdLine } from "./event_bytes.ts";
 
 const encoder = new TextEncoder();
 
-/**
- * The events waiting for the next write, numbered and encoded.
- *
- * @example
- * ```ts
- * const batch = new PendingBatch(1, 128 * 1024);
- * const { count, size } = batch.encode('data: {"choices":[]}\n\n');
- * batch.queue(count, size); // `id: 1`
- * store(batch.copy());
- * batch.clear();
- * ```
- */
 export class PendingBatch {
-  /** The id the next event gets. */
   next: number;
-  /** The batch's bytes, id lines included (0: nothing waits). */
   bytes = 0;
-  /** The id of the batch's first event. */
   first = 0;
   #buffer: Uint8Array;
 
-  /** `next` is the first event's id; `capacity` the bytes the buffer starts with. */
   constructor(next: number, capacity: number) {
     this.next = next;
     this.#buffer = new Uint8Array(capacity);
   }
 
   /**
-   * Encodes the events of `text`, each after its `id:` line, behind the batch without taking
-   * them into it yet ({@linkcode PendingBatch.queue} does): returns how many events and bytes.
-   * A forwarded batch holds many events: the text is encoded in one call, after room for their
-   * id lines, and {@linkcode PendingBatch.#number} moves each event behind its id line. No
-   * string is built or sliced per event.
+   * Encodes behind the batch without taking the events in ({@linkcode PendingBatch.queue} does).
+   * One `encodeInto` after room for the id lines, then `#number`: no string per event.
    */
   encode(text: string): { count: number; size: number } {
-    // Usually one event (a delta), or a forwarded batch of many; the room their id lines take.
     let count = 0;
     let idBytes = 0;
     for (let start = 0; start < text.length; count++) {
@@ -59,7 +33,6 @@ export class PendingBatch {
     return { count, size: this.#number(base, end) };
   }
 
-  /** {@linkcode PendingBatch.encode} for events already UTF-8: copied once, never decoded. */
   encodeBytes(bytes: Uint8Array): { count: number; size: number } {
     let count = 0;
     let idBytes = 0;
@@ -72,27 +45,21 @@ export class PendingBatch {
     return { count, size: this.#number(base, base + bytes.length) };
   }
 
-  /** Takes the `count` events (`size` bytes) just encoded into the batch. */
   queue(count: number, size: number): void {
     if (this.bytes === 0) this.first = this.next;
     this.bytes += size;
     this.next += count;
   }
 
-  /** The batch's bytes, copied out (to be stored and kept while the buffer is reused). */
+  /** A copy: the stored batch outlives the reused buffer. */
   copy(): Uint8Array {
     return this.#buffer.slice(0, this.bytes);
   }
 
-  /** Empties the batch once it is written; the next event goes first in the buffer. */
   clear(): void {
     this.bytes = 0;
   }
 
-  /**
-   * Makes room behind the batch for `idBytes` of id lines and then `eventBytes` of events;
-   * returns where the events go (after the room for their id lines).
-   */
   #room(idBytes: number, eventBytes: number): number {
     const needed = this.bytes + idBytes + eventBytes;
     if (needed > this.#buffer.length) {
@@ -104,9 +71,8 @@ export class PendingBatch {
   }
 
   /**
-   * Writes each event of the UTF-8 at `from`…`end` behind its id line (digit by digit), from
-   * the batch's end on, moving the event down in place; returns the bytes written. A move never
-   * reaches bytes still to move: the id lines written so far fit in the room left.
+   * Moves each event down in place behind its id line: a move never reaches bytes still to
+   * move, as the id lines written so far fit in the room left.
    */
   #number(from: number, end: number): number {
     const buffer = this.#buffer;

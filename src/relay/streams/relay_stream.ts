@@ -1,21 +1,6 @@
 /**
- * `RelayStream`, the Durable Object that keeps one resumable stream: it runs the upstream call
- * (so the call outlives the caller's connection), stores the numbered events, serves every
- * reader, stops the call on request, and deletes everything `ttl` after the end.
- *
- * Lifecycle. While the call runs, an alarm fires every `HEARTBEAT_MS`: an alarm is an incoming
- * event, and a Durable Object with none for 70–140 s is evicted, which would cut the upstream
- * connection (an outbound `fetch` does not keep it alive). If the object restarts anyway (a
- * deploy, a runtime restart), the call is gone; the next request or alarm finds the stream
- * "running" with no call in memory and ends it with an `INTERRUPTED` error event after the last
- * stored event, which is the last event any reader was sent. After the end, one alarm at
- * `ended + ttl` deletes the storage.
- *
- * The class extends nothing and imports nothing from `cloudflare:workers`: the relay talks to it
- * with `fetch` only (no RPC), so `stopstream/hono` can export it and still load in Node, Deno
- * and Bun.
- *
- * @module
+ * The Durable Object of one resumable stream. It imports nothing from `cloudflare:workers` (the
+ * relay talks to it with `fetch` only), so `stopstream/hono` still loads in Node, Deno and Bun.
  */
 
 import { redact } from "../../redact.ts";
@@ -41,17 +26,13 @@ import {
   streamNotFound,
 } from "./wire.ts";
 
-/** An alarm this often keeps the object in memory while the upstream call runs. */
+/**
+ * An alarm is an incoming event: an object with none for 70–140 s is evicted, cutting the
+ * upstream call (an outbound `fetch` does not count).
+ */
 const HEARTBEAT_MS = 30_000;
 
-/**
- * The slice of a Durable Object's `ctx` (`DurableObjectState`) that `RelayStream` uses.
- *
- * @example
- * ```ts
- * const stream = new RelayStream(ctx satisfies RelayStreamState, env);
- * ```
- */
+/** The slice of a Durable Object's `ctx` (`DurableObjectState`) that `RelayStream` uses. */
 export interface RelayStreamState {
   /** The object's SQLite-backed storage. */
   storage: StreamStorage;
@@ -71,10 +52,9 @@ export interface RelayStreamState {
 export class RelayStream {
   #ctx: RelayStreamState;
   #store: StreamStore;
-  /** The upstream call, while this instance runs it. */
+  /** The upstream call, while this instance runs it: a restart loses it. */
   #run: StreamRun | undefined;
   #log: EventLog | undefined;
-  /** Settles once the run's end is recorded. */
   #recorded: Promise<void> | undefined;
 
   /** Called by the runtime with the object's state; `env` is not used. */
@@ -83,7 +63,7 @@ export class RelayStream {
     this.#store = new StreamStore(ctx.storage);
   }
 
-  /** Requests from the relay's Worker: `POST /start`, `GET /events`, `GET /status`, `POST /cancel`. */
+  /** Requests from the relay's Worker: `POST /start`, `GET /events`, `/status`, `POST /cancel`. */
   async fetch(request: Request): Promise<Response> {
     const { pathname, searchParams } = new URL(request.url);
     if (pathname === "/start" && request.method === "POST") return await this.#start(request);
@@ -120,9 +100,8 @@ export class RelayStream {
         code: "stream_exists",
       });
     }
-    // A stream row stays until its alarm deletes it: it is written only once the plan has
-    // passed every check, and removed again if setting the alarm fails. Otherwise it would
-    // say "running" for ever, with no call and no alarm.
+    // The row is written only after every check and removed if setting the alarm fails: a row
+    // with no alarm would say "running" for ever.
     let plan: StartPlan | undefined;
     let log: EventLog;
     let run: StreamRun;
@@ -150,10 +129,9 @@ export class RelayStream {
     }
     this.#log = log;
     this.#run = run;
-    // The upstream request starts here, with the heartbeat already set.
     const ended = run.start();
     // A caller who leaves before the answer begins never learned the id: nobody could resume
-    // or stop the call, so it stops now.
+    // or stop the call.
     const callerLeft = (): void => {
       if (!run.isCommitted) run.stop("caller_left");
     };
@@ -162,7 +140,7 @@ export class RelayStream {
     this.#recorded = ended.then((status) => this.#record(status));
     this.#ctx.waitUntil?.(this.#recorded);
     const failure = await run.committed;
-    // For the Worker's cooldowns, which removes it: what the call taught so far.
+    // For the Worker's cooldowns; the Worker removes the outcomes header.
     const told = { "x-stopstream-attempts": String(run.attempts), [OUTCOMES_HEADER]: run.outcomes };
     if (failure !== undefined) return errorResponse(failure, told);
     return new Response(readEvents(log, 0, plan.keepAliveMs), {
@@ -170,10 +148,6 @@ export class RelayStream {
     });
   }
 
-  /**
-   * A start that failed before its call began: whatever it wrote is deleted, the cause goes to
-   * the log (keys redacted), and the caller gets an OpenAI-shaped 500.
-   */
   async #notStarted(error: unknown, plan: StartPlan | undefined): Promise<Response> {
     try {
       await this.#store.delete();
@@ -186,8 +160,8 @@ export class RelayStream {
   }
 
   /**
-   * The stream, if this object holds one that `owner` may see and that has not expired. A
-   * stream found running with no call in memory lost it in a restart: it is ended here.
+   * A stream found running with no call in memory lost it in a restart: it ends here, with
+   * `INTERRUPTED` after the last stored event (the last any reader was sent).
    */
   async #find(owner: string): Promise<StreamMeta | undefined> {
     let meta = this.#store.meta();
@@ -242,7 +216,6 @@ export class RelayStream {
     return Response.json({ ...describe(ended, this.#log, this.#store), cancelled: stopping });
   }
 
-  /** Records how the run ended and schedules the expiry, or forgets a stream never begun. */
   async #record(status: StreamStatus | undefined): Promise<void> {
     this.#run = undefined;
     const meta = this.#store.meta();
@@ -268,7 +241,6 @@ export class RelayStream {
   }
 }
 
-/** The stream as JSON (`GET /v1/streams/{id}` with `Accept: application/json`, cancel answers). */
 function describe(
   meta: StreamMeta,
   log: EventLog | undefined,

@@ -1,10 +1,6 @@
 /**
- * The Worker side of resumable streams: starting one in its `RelayStream` Durable Object, and
- * the routes `GET /v1/streams/{id}` (replay and follow, or its status as JSON) and
- * `POST /v1/streams/{id}/cancel`. The relay's key check runs before these routes; the key
- * itself never reaches the Durable Object, only a hash of it salted with the stream id.
- *
- * @module
+ * The Worker side of resumable streams. The caller's key never reaches the Durable Object, only
+ * a hash of it salted with the stream id.
  */
 
 import { Hono } from "hono";
@@ -24,17 +20,8 @@ import {
   toHex,
 } from "./wire.ts";
 
-/** An event id as `Last-Event-ID` or `?after=` carries it. */
 const EVENT_ID = /^(?:0|[1-9]\d{0,14})$/;
 
-/**
- * Where resumable streams live and how long, as `createRelay` resolved them.
- *
- * @example
- * ```ts
- * const config: StreamsConfig = { namespace: env.STREAMS, ttlMs: 600_000, maxBytes: 8 << 20, maxReaders: 16, keys: [] };
- * ```
- */
 export interface StreamsConfig {
   namespace: RelayStreamNamespace;
   ttlMs: number;
@@ -45,30 +32,11 @@ export interface StreamsConfig {
   keys: readonly string[];
 }
 
-/**
- * Whether a request asks for a resumable stream (`x-stopstream-resumable: true`).
- *
- * @example
- * ```ts
- * wantsResumable(new Headers({ "x-stopstream-resumable": "true" })); // true
- * ```
- */
 export function wantsResumable(headers: Headers): boolean {
   return headers.get(RESUMABLE_HEADER)?.trim().toLowerCase() === "true";
 }
 
-/**
- * Starts a resumable stream: its Durable Object runs the upstream call and answers as the
- * relay does (the upstream's error status before the answer begins, else an SSE stream
- * carrying `x-stopstream-stream-id` and an `id:` on every event), with what the call taught
- * about each upstream so far (`outcomes`, for the isolate's cooldowns; `undefined`: nothing).
- *
- * @example
- * ```ts
- * const { response, outcomes } = await startStream(config, c.req.raw, { call, upstreams, demo, chat, keepAliveMs });
- * if (outcomes !== undefined) route.report(outcomes);
- * ```
- */
+/** The Durable Object answers as the relay does; `outcomes` is for the isolate's cooldowns. */
 export async function startStream(
   config: StreamsConfig,
   caller: Request,
@@ -96,14 +64,7 @@ export async function startStream(
   return { response, outcomes };
 }
 
-/**
- * The stream routes, to mount after the relay's key check.
- *
- * @example
- * ```ts
- * app.route("/", streamRoutes(config));
- * ```
- */
+/** To mount after the relay's key check. */
 export function streamRoutes(config: StreamsConfig): Hono {
   const routes = new Hono();
   routes.get("/v1/streams/:id", async (c) => {
@@ -161,10 +122,7 @@ function callStream(
   );
 }
 
-/**
- * Who owns a stream: a hash of the caller's key salted with the stream id (`""` when the
- * relay takes no keys). The key check has already accepted the key.
- */
+/** The key check has already accepted the key; `""` when the relay takes no keys. */
 async function ownerOf(
   config: StreamsConfig,
   id: string,
@@ -174,7 +132,7 @@ async function ownerOf(
   return toHex(await sha256(`${id}:${bearerKey(authorization) ?? ""}`));
 }
 
-/** A Durable Object's response with headers the app's middleware (CORS) may still set. */
+/** A Durable Object's response, with headers the app's middleware (CORS) may still set. */
 function mutable(response: Response): Response {
   return new Response(response.body, response);
 }

@@ -1,11 +1,4 @@
-/**
- * The upstream call of one resumable stream, run inside its Durable Object: `streamChat` (with
- * the relay's fast path, `relayChat`) → OpenAI chunks (the relay's own `ChunkEncoder`) → the
- * stream's {@linkcode EventLog}. It runs whether or not anyone reads, until the answer ends, a
- * cancel stops it, or it outgrows its byte limit.
- *
- * @module
- */
+/** The upstream call of one resumable stream: it runs whether or not anyone reads. */
 
 import type { ChatStream } from "../../chat_stream.ts";
 import { createDemoUpstream } from "../../demo/upstream.ts";
@@ -22,26 +15,9 @@ import { CallOutcomes } from "./outcomes.ts";
 import type { StreamStatus } from "./stream_store.ts";
 import type { StartPlan } from "./wire.ts";
 
-/**
- * Why a run was stopped before its end: a cancel request, the byte limit, or a caller who left
- * before the answer began (and so never learned the stream id).
- *
- * @example
- * ```ts
- * run.stop("cancelled");
- * ```
- */
 export type StopReason = "cancelled" | "too_large" | "caller_left";
 
-/**
- * The final event of a stream stopped by a cancel request. Not a passing condition: a client
- * must not send the request again by itself.
- *
- * @example
- * ```ts
- * await log.close(errorEvent(STOPPED));
- * ```
- */
+/** Not a passing condition: a client must not send the request again by itself. */
 export const STOPPED: RelayFailure = {
   status: 499,
   message: "The answer was stopped by a cancel request, so it is incomplete.",
@@ -49,15 +25,7 @@ export const STOPPED: RelayFailure = {
   code: "stream_cancelled",
 };
 
-/**
- * The final event of a stream whose Durable Object restarted while the upstream call ran
- * (a deploy, a runtime restart): the call died with it. Passing: the request may be sent again.
- *
- * @example
- * ```ts
- * await log.close(errorEvent(INTERRUPTED));
- * ```
- */
+/** The Durable Object restarted mid-call. Passing: the request may be sent again. */
 export const INTERRUPTED: RelayFailure = {
   status: 502,
   message: "The relay restarted while it streamed this answer, so the rest of it was lost; " +
@@ -66,15 +34,7 @@ export const INTERRUPTED: RelayFailure = {
   code: "stream_interrupted",
 };
 
-/**
- * The answer to a start that failed before its upstream call began (a plan the call refuses,
- * storage that failed): nothing of the stream is kept, and no upstream request was made.
- *
- * @example
- * ```ts
- * return errorResponse(START_FAILED);
- * ```
- */
+/** A start that failed before any upstream request: nothing of the stream is kept. */
 export const START_FAILED: RelayFailure = {
   status: 500,
   message: "The relay could not start the resumable stream; send the request again, or without " +
@@ -83,14 +43,6 @@ export const START_FAILED: RelayFailure = {
   code: "stream_start_failed",
 };
 
-/**
- * The upstream keys of a call (its own and its fallbacks'), to scrub from what it reports.
- *
- * @example
- * ```ts
- * describeFailure(error, secretsOf(plan.call));
- * ```
- */
 export function secretsOf(call: StreamChatOptions): string[] {
   return [call, ...(call.fallbacks ?? [])].flatMap((u) => u.apiKey ?? []);
 }
@@ -105,27 +57,11 @@ function tooLarge(maxBytes: number): RelayFailure {
   };
 }
 
-/**
- * An upstream call that writes into a log. Made, it has only checked the plan (it throws on a
- * bad one) and sent nothing; {@linkcode StreamRun.start} sends the request.
- *
- * @example
- * ```ts
- * const run = new StreamRun(plan, log); // throws on options streamChat refuses
- * const ended = run.start(); // "completed" | "failed" | "cancelled", or undefined
- * const failure = await run.committed; // undefined: answer 200 and stream the log
- * ```
- */
+/** The constructor only checks the plan (it throws on a bad one); `start` sends the request. */
 export class StreamRun {
-  /**
-   * Settles once the answer can begin (an upstream answered 200, content came, or the commit
-   * time passed) with `undefined`, or with the failure that came first.
-   */
+  /** `undefined` once the answer can begin (a 200, content, or the commit time), or the failure. */
   readonly committed: Promise<RelayFailure | undefined>;
-  /**
-   * `x-stopstream-upstream` and `x-stopstream-attempts` as of the commit (set then); what they
-   * become before the answer begins is a comment for readers (`AnswerLabel`).
-   */
+  /** As of the commit; later changes reach readers as a comment (`AnswerLabel`). */
   headers: Record<string, string> = {};
   #label: AnswerLabel;
   #abort = new AbortController();
@@ -165,35 +101,27 @@ export class StreamRun {
     );
   }
 
-  /**
-   * Sends the upstream request and runs the call to its end: how the stream ended once its
-   * final event is visible, or `undefined` when nothing was stored.
-   */
+  /** Settles once the final event is visible; `undefined` when nothing was stored. */
   start(): Promise<StreamStatus | undefined> {
     return this.#pump(this.#chat, this.#encoder, this.#log, this.#plan);
   }
 
-  /** How many upstream requests were made so far. */
   get attempts(): number {
     return this.#fetch.calls;
   }
 
-  /** What the call taught about each upstream so far (`OUTCOMES_HEADER`'s value). */
   get outcomes(): string {
     return this.#outcomes.toString();
   }
 
-  /** Whether the answer has begun (the response to the creating request is, or was, sent). */
   get isCommitted(): boolean {
     return this.#isCommitted;
   }
 
-  /** Why the run was stopped, once it was (the first reason counts). */
   get stopped(): StopReason | undefined {
     return this.#stopped;
   }
 
-  /** Stops the upstream call at once; the stream ends with the event that says why. */
   stop(reason: StopReason): void {
     this.#stopped ??= reason;
     this.#abort.abort(new Error(`the stream was stopped (${reason})`));
@@ -214,8 +142,7 @@ export class StreamRun {
   ): Promise<StreamStatus | undefined> {
     // Forwarded upstream events come through as well (forward.ts).
     const iterator = chat[Symbol.asyncIterator]() as AsyncIterator<RelayEvent>;
-    // The same commit time as the relay's other answers (at most 1 s), for the same reason:
-    // an answer that has begun lets the caller go, and learn the stream id.
+    // The relay's commit time: an answer that has begun lets the caller go with the stream id.
     const timer = setTimeout(() => this.#begin(undefined), commitTiming(plan.keepAliveMs).commitMs);
     const secrets = secretsOf(plan.call);
     try {
@@ -227,8 +154,7 @@ export class StreamRun {
         const started = encoder.started;
         if (!started) this.#label.note(event);
         if (event.type === "open") this.#begin(undefined);
-        // A whole forwarded piece that may go out as it came (sse_response.ts writes it the
-        // same way): its own bytes are stored, not encoded again.
+        // A forwarded piece that may go out as it came: its bytes are stored, not encoded again.
         const bytes = encoder.takeBytes(event);
         const text = encoder.encode(event);
         if (text !== "") {

@@ -1,19 +1,6 @@
-/**
- * A resumable stream's storage in its Durable Object's SQLite database: one `stream` row (who
- * may read it, how it ended, when it expires) and one `batches` row per write of events. No
- * upstream key and no request body is ever stored: the events are what the readers get.
- *
- * @module
- */
+/** A resumable stream's SQLite rows. No upstream key and no request body is ever stored. */
 
-/**
- * The slice of a SQLite-backed Durable Object's `ctx.storage` the relay uses.
- *
- * @example
- * ```ts
- * const storage: StreamStorage = ctx.storage;
- * ```
- */
+/** The slice of a SQLite-backed Durable Object's `ctx.storage` the relay uses. */
 export interface StreamStorage {
   /** The object's SQLite database. */
   sql: {
@@ -32,24 +19,8 @@ export interface StreamStorage {
   sync?(): Promise<void>;
 }
 
-/**
- * How a stream stands: `running`, or how it ended.
- *
- * @example
- * ```ts
- * const status: StreamStatus = "completed";
- * ```
- */
 export type StreamStatus = "running" | "completed" | "failed" | "cancelled";
 
-/**
- * The `stream` row.
- *
- * @example
- * ```ts
- * const meta: StreamMeta = { id, owner: "", status: "running", created: Date.now(), ended: null, expires: null, ttl: 600_000, keepAlive: 15_000, events: 0, bytes: 0, writes: 0 };
- * ```
- */
 export interface StreamMeta {
   id: string;
   /** SHA-256 of the creating key (hex), or `""`: any caller the relay lets in may read it. */
@@ -65,46 +36,27 @@ export interface StreamMeta {
   keepAlive: number;
   /** The last event id. */
   events: number;
-  /** Stored bytes (UTF-8) of the events. */
   bytes: number;
   /** SQLite rows written for this stream, this row's final update included. */
   writes: number;
 }
 
-/**
- * One write of events: the SSE text of events `first`…`last` (each with its `id:` line), as
- * UTF-8 (what readers are sent, so nothing is converted on the way out).
- *
- * @example
- * ```ts
- * const batch: Batch = { first: 1, last: 1, data: new TextEncoder().encode("id: 1\ndata: {…}\n\n") };
- * ```
- */
+/** Events `first`…`last` with their `id:` lines, as the UTF-8 readers are sent. */
 export interface Batch {
   first: number;
   last: number;
   data: Uint8Array;
 }
 
-/**
- * Reads and writes one stream's rows, counting the rows it writes.
- *
- * @example
- * ```ts
- * const store = new StreamStore(ctx.storage);
- * const meta = store.meta(); // undefined for an unknown or deleted stream
- * ```
- */
 export class StreamStore {
   readonly storage: StreamStorage;
-  /** Rows written through this instance (an object that restarted counts again from 0). */
+  /** Rows written through this instance (from 0 again after a restart). */
   writes = 0;
 
   constructor(storage: StreamStorage) {
     this.storage = storage;
   }
 
-  /** Creates the tables and the `stream` row of a new stream. */
   create(meta: StreamMeta): void {
     this.#exec(
       "CREATE TABLE IF NOT EXISTS stream (id TEXT NOT NULL, owner TEXT NOT NULL, " +
@@ -134,7 +86,6 @@ export class StreamStore {
     );
   }
 
-  /** The `stream` row, or `undefined` when this object holds no stream (never did, or expired). */
   meta(): StreamMeta | undefined {
     // Reading must not create anything: an unknown id leaves no storage (and no alarm) behind.
     const tables = this.storage.sql.exec(
@@ -158,12 +109,10 @@ export class StreamStore {
     };
   }
 
-  /** Stores one batch of events. */
   append(batch: Batch): void {
     this.#exec("INSERT INTO batches VALUES (?, ?, ?)", batch.last, batch.first, batch.data);
   }
 
-  /** The batches holding events after `after`, up to event `upTo`, a few at a time, in order. */
   batchesAfter(after: number, upTo: number): Batch[] {
     return this.storage.sql.exec(
       "SELECT first, last, data FROM batches WHERE last > ? AND last <= ? ORDER BY last LIMIT 8",
@@ -176,7 +125,6 @@ export class StreamStore {
     }));
   }
 
-  /** The last stored event id and the stored bytes (UTF-8). */
   extent(): { last: number; bytes: number } {
     const row = this.storage.sql.exec(
       "SELECT coalesce(max(last), 0) AS last, " +
@@ -185,7 +133,7 @@ export class StreamStore {
     return { last: Number(row?.last ?? 0), bytes: Number(row?.bytes ?? 0) };
   }
 
-  /** Records how the stream ended; `meta.writes` is set to the rows written, this one included. */
+  /** Sets `meta.writes` to the rows written, this update included. */
   finish(meta: StreamMeta): void {
     meta.writes = this.writes + 1;
     this.#exec(
@@ -199,7 +147,6 @@ export class StreamStore {
     );
   }
 
-  /** Deletes everything: the rows, the tables and the alarm. */
   async delete(): Promise<void> {
     await this.storage.deleteAlarm();
     await this.storage.deleteAll();
