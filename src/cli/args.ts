@@ -1,7 +1,5 @@
 /**
- * Command-line parsing for `stopstream chat`: flags → a validated {@linkcode ChatArgs}, or a
- * {@linkcode UsageError} (exit 64) that says what was wrong.
- *
+ * Command-line parsing for `stopstream chat`: flags → validated `ChatArgs`, or a `UsageError`.
  * @module
  */
 
@@ -9,29 +7,19 @@ import { parseArgs } from "node:util";
 import { closestName } from "../option_keys.ts";
 import type { ProtocolName } from "../chat_options.ts";
 
-/** The wire protocols the `--protocol` flag accepts. */
 export const PROTOCOL_NAMES: readonly ProtocolName[] = [
   "openai-chat",
   "anthropic-messages",
   "openai-responses",
 ];
 
-/**
- * The validated options of one `stopstream chat` run.
- *
- * @example
- * ```ts
- * const args: ChatArgs = parseChatArgs(["--demo", "hello"]);
- * args.prompt; // "hello"
- * ```
- */
 export interface ChatArgs {
-  /** The prompt from the arguments (joined with spaces), or `undefined` to read stdin. */
+  /** `undefined`: read stdin. */
   prompt: string | undefined;
   baseURL: string | undefined;
   model: string | undefined;
   protocol: ProtocolName;
-  /** Name of the environment variable holding the key; `undefined` = default by protocol. */
+  /** `undefined`: the protocol's default variable. */
   apiKeyEnv: string | undefined;
   system: string | undefined;
   maxRetries: number | undefined;
@@ -39,26 +27,16 @@ export interface ChatArgs {
   json: boolean;
   reasoning: boolean;
   demo: boolean;
-  /** `x-demo-fault` spec sent to the demo model (`--demo-fault`), e.g. `attempt1=status:503`. */
   demoFault: string | undefined;
   help: boolean;
   version: boolean;
 }
 
-/**
- * A command-line mistake: the CLI prints the message on one line, pointing at `--help`, and
- * exits 64 (EX_USAGE).
- *
- * @example
- * ```ts
- * throw new UsageError("--max-retries must be an integer ≥ 0, got \"x\"");
- * ```
- */
+/** The CLI prints its message on one line, pointing at `--help`, and exits 64 (EX_USAGE). */
 export class UsageError extends Error {
   override name = "UsageError";
 }
 
-/** Usage text of `stopstream chat`. */
 export const CHAT_USAGE = `Usage: stopstream chat [options] [prompt...]
 
 Streams one answer. The prompt comes from the arguments, or from stdin when there are none.
@@ -83,7 +61,6 @@ Options:
 Exit status: 0 done, 1 failed, 2 failed after partial output, 64 bad usage,
 78 no API key, 130 interrupted.`;
 
-/** Usage text of `stopstream` itself. */
 export const MAIN_USAGE = `Usage: stopstream <command> [options]
 
 Commands:
@@ -99,15 +76,6 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m)?$/;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
 
-/**
- * Parse the arguments after `chat`.
- *
- * @throws {UsageError} on an unknown flag, a missing or malformed value, or a conflict.
- * @example
- * ```ts
- * parseChatArgs(["--model", "gpt-4o-mini", "--max-retries", "4", "Write", "a", "haiku"]);
- * ```
- */
 export function parseChatArgs(argv: readonly string[]): ChatArgs {
   rejectKeyFlags(argv);
   checkFlags(argv);
@@ -196,8 +164,8 @@ function parseFlags(argv: readonly string[]) {
 }
 
 /**
- * Says what is wrong with a flag in our own words, one line: Node's strict parser would say it
- * in several, with advice about `--` that does not fit a typo.
+ * Our own one-line messages: Node's strict parser would use several, with advice about `--` that
+ * does not fit a typo.
  */
 function checkFlags(argv: readonly string[]): void {
   const { tokens } = parseArgs({
@@ -250,15 +218,7 @@ function parseCount(flag: string, text: string): number {
   return Number(text);
 }
 
-/**
- * Parse a duration flag: a bare number is seconds; `ms`, `s` and `m` suffixes are accepted.
- *
- * @throws {UsageError} when the text is not a positive duration.
- * @example
- * ```ts
- * parseDuration("--idle-timeout", "1.5s"); // 1500
- * ```
- */
+/** A bare number is seconds; `ms`, `s` and `m` suffixes are accepted. */
 export function parseDuration(flag: string, text: string): number {
   const match = DURATION.exec(text.trim());
   const ms = match === null ? Number.NaN : Number(match[1]) * UNIT_MS[match[2] ?? "s"]!;

@@ -1,7 +1,5 @@
 /**
- * `stopstream chat`: one prompt in, one streamed answer out, with every outcome mapped to an
- * exit status.
- *
+ * `stopstream chat`: one prompt in, one streamed answer out, every outcome an exit status.
  * @module
  */
 
@@ -20,14 +18,7 @@ import { startDemo } from "./demo.ts";
 import type { LoopbackServer } from "./serve.ts";
 import { Transcript } from "./transcript.ts";
 
-/**
- * Exit statuses of the CLI (64 and 78 follow BSD `sysexits.h`; 130 is 128 + SIGINT).
- *
- * @example
- * ```ts
- * process.exitCode = EXIT.usage; // 64
- * ```
- */
+/** 64 and 78 follow BSD `sysexits.h`; 130 is 128 + SIGINT. */
 export const EXIT = {
   ok: 0,
   failed: 1,
@@ -37,37 +28,20 @@ export const EXIT = {
   interrupted: 130,
 } as const;
 
-/** Retries the core client makes by default, for "attempt 2/3" when `--max-retries` is unset. */
+/** The core client's default, for "attempt 2/3" when `--max-retries` is unset. */
 const DEFAULT_MAX_RETRIES = 2;
 
-/**
- * What `runChat` needs from its process.
- *
- * @example
- * ```ts
- * const io: ChatIO = { stdout: process.stdout, stderr: process.stderr, env: process.env,
- *   stdinIsTTY: false, readStdin: () => Promise.resolve("hi"), signal: controller.signal };
- * ```
- */
 export interface ChatIO {
   stdout: Output;
   stderr: Output;
   env: Record<string, string | undefined>;
   stdinIsTTY: boolean;
-  /** Reads all of stdin; rejects when `signal` aborts. */
+  /** Rejects when `signal` aborts. */
   readStdin(): Promise<string>;
   /** Aborted on Ctrl-C. */
   signal: AbortSignal;
 }
 
-/**
- * Run one chat call and return the exit status.
- *
- * @example
- * ```ts
- * const code = await runChat(parseChatArgs(["--demo", "hello"]), io);
- * ```
- */
 export async function runChat(args: ChatArgs, io: ChatIO): Promise<number> {
   const say = (text: string): void => void io.stderr.write(`stopstream: ${text}\n`);
   let prompt = args.prompt;
@@ -148,8 +122,7 @@ async function stream(
   try {
     chat = streamChat(options);
   } catch (error) {
-    // Bad options are caught by the argument parser; what is left (an unknown protocol in
-    // this build, say) is still a usage problem.
+    // The argument parser catches bad options; what is left here is still a usage problem.
     io.stderr.write(`stopstream: ${(error as Error).message.replace(/^stopstream: /, "")}\n`);
     return EXIT.usage;
   }
@@ -192,7 +165,6 @@ async function stream(
   }
 }
 
-/** Whether `baseURL` points at this machine (127.0.0.0/8, `localhost`, `::1`). */
 function isLoopback(baseURL: string | undefined): boolean {
   if (baseURL === undefined) return false;
   const host = new URL(baseURL).hostname;

@@ -1,7 +1,5 @@
 /**
- * `--demo`: the demo model served in-process on a free loopback port, so `stopstream chat
- * --demo` works with no account and no network, over a real socket.
- *
+ * `--demo`: the demo model in-process on a loopback port: no account, no network, a real socket.
  * @module
  */
 
@@ -9,15 +7,8 @@ import { createDemoUpstream } from "../demo/upstream.ts";
 import { type LoopbackServer, serveLoopback } from "./serve.ts";
 
 /**
- * Start the demo model. Requests are numbered as attempts (`x-demo-attempt`), so per-attempt
- * faults like `attempt1=status:503` hit the first attempt only and the retry succeeds.
- *
- * @example
- * ```ts
- * const demo = await startDemo();
- * const baseURL = `${demo.url}/v1`;
- * demo.close();
- * ```
+ * Requests are numbered as attempts, so a fault like `attempt1=status:503` hits the first attempt
+ * only and the retry succeeds.
  */
 export async function startDemo(): Promise<LoopbackServer> {
   const demo = createDemoUpstream();

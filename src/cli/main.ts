@@ -1,7 +1,6 @@
 /**
- * The `stopstream` command: dispatch, Ctrl-C handling and exit. `bin/stopstream.mjs` calls
- * {@linkcode run}; everything process-wide lives here and nowhere else.
- *
+ * The `stopstream` command, run by `bin/stopstream.mjs`: dispatch, Ctrl-C and exit. Everything
+ * process-wide lives here and nowhere else.
  * @module
  */
 
@@ -12,21 +11,9 @@ import { setFlagsFromString } from "node:v8";
 import { CHAT_USAGE, MAIN_USAGE, parseChatArgs, UsageError } from "./args.ts";
 import { EXIT, runChat } from "./chat.ts";
 
-/**
- * How long after the first Ctrl-C the process exits no matter what cleanup is doing. The
- * normal path takes a few ms; this is the guarantee behind "exits within 100 ms".
- */
+/** After the first Ctrl-C the process exits within this, whatever cleanup is doing. */
 const INTERRUPT_DEADLINE_MS = 80;
 
-/**
- * Run the CLI with `argv` (the arguments after the program name) and return the exit status.
- * The first SIGINT aborts the call; a second one exits at once.
- *
- * @example
- * ```ts
- * const code = await main(["chat", "--demo", "hello"]);
- * ```
- */
 export async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined) {
@@ -81,19 +68,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-/**
- * The entry point of `bin/stopstream.mjs`: runs {@linkcode main} with the process arguments,
- * waits for stdout and stderr to drain, and exits with its status.
- *
- * @example
- * ```ts
- * await run(); // never returns
- * ```
- */
 export async function run(): Promise<never> {
-  // fetch's HTTP parser (undici's llhttp) is WebAssembly, and V8 optimises it on background
-  // threads that `process.exit` waits for: ~100 ms on a small machine, right after the first
-  // request. Baseline-compiled wasm is plenty fast for a token stream, and Ctrl-C stays instant.
+  // fetch's HTTP parser (llhttp) is wasm, and `process.exit` waits for V8's background optimiser
+  // compiling it; baseline wasm is fast enough for a token stream, and Ctrl-C stays instant.
   setFlagsFromString("--liftoff-only");
   let code: number;
   try {

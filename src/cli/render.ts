@@ -1,8 +1,6 @@
 /**
- * The terminal view of one chat call: text on stdout as it arrives, everything else on stderr
- * (dimmed reasoning, tool calls, status lines, a spinner while waiting, the summary). Escape
- * codes only ever go to a terminal.
- *
+ * The terminal view of one chat call: the answer on stdout, everything else on stderr. Escape codes
+ * only ever go to a terminal.
  * @module
  */
 
@@ -16,45 +14,25 @@ import {
   summaryLine,
 } from "./format.ts";
 
-/**
- * A place to write to: `process.stdout`, `process.stderr`, or a test double.
- *
- * @example
- * ```ts
- * const out: Output = { write: (text) => (chunks.push(text), true), isTTY: false };
- * ```
- */
 export interface Output {
   write(text: string): boolean;
   isTTY?: boolean;
-  /** `true` while what was written waits for a slow reader (a `Writable`'s flag). */
   writableNeedDrain?: boolean;
   once?(event: "drain", listener: () => void): unknown;
   off?(event: "drain", listener: () => void): unknown;
 }
 
-/**
- * Options of {@linkcode Renderer}.
- *
- * @example
- * ```ts
- * const options: RenderOptions = { stdout, stderr, color: false, spinner: false,
- *   showText: true, showReasoning: true, maxAttempts: 3 };
- * ```
- */
 export interface RenderOptions {
   stdout: Output;
   stderr: Output;
-  /** Whether stderr may carry colour codes (a terminal, and `NO_COLOR` unset). */
   color: boolean;
-  /** Whether to animate a spinner on stderr while waiting (only for a terminal). */
   spinner: boolean;
   /** `false` with `--json`: stdout is kept for the JSON result. */
   showText: boolean;
   showReasoning: boolean;
-  /** Attempts allowed in all (`maxRetries + 1`), for "attempt 2/3". */
+  /** `maxRetries + 1`. */
   maxAttempts: number;
-  /** Clock, for tests. Default `performance.now`. */
+  /** For tests; default `performance.now`. */
   now?: () => number;
 }
 
@@ -67,18 +45,7 @@ const RESET_FG = "\u001b[39m";
 const CLEAR_LINE = "\r\u001b[2K";
 const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
-/**
- * Renders the events of one call. Call {@linkcode Renderer.start} first and exactly one of
- * `finished`, `partial`, `interrupted` or `failed` at the end.
- *
- * @example
- * ```ts
- * const view = new Renderer({ stdout: process.stdout, stderr: process.stderr, color: false,
- *   spinner: false, showText: true, showReasoning: true, maxAttempts: 3 });
- * view.start();
- * for await (const event of stream) view.event(event);
- * ```
- */
+/** Call `start` first and exactly one of `finished`, `partial`, `interrupted` or `failed` last. */
 export class Renderer {
   #o: RenderOptions;
   #now: () => number;
@@ -87,9 +54,7 @@ export class Renderer {
   #attempts = 1;
   #usage: Usage | undefined;
   #textChars = 0;
-  /** The last text written to stdout did not end with a newline. */
   #textMidLine = false;
-  /** Reasoning was written to stderr and its line is not finished. */
   #reasoningMidLine = false;
   #tools = new Map<number, { name: string; args: string }>();
   #spinnerTimer: ReturnType<typeof setInterval> | undefined;
@@ -101,7 +66,6 @@ export class Renderer {
     this.#now = options.now ?? (() => performance.now());
   }
 
-  /** Starts the clock and, on a terminal, the "waiting for the first token" spinner. */
   start(): void {
     this.#startedAt = this.#now();
     if (!this.#o.spinner) return;
@@ -111,7 +75,6 @@ export class Renderer {
     this.#spinnerTimer.unref?.();
   }
 
-  /** Shows one stream event. */
   event(event: StreamEvent): void {
     switch (event.type) {
       case "open":
@@ -154,7 +117,6 @@ export class Renderer {
     }
   }
 
-  /** The call succeeded: end the text line on a terminal and print the summary. */
   finished(result: ChatResult): void {
     this.#attempts = result.attempts;
     this.#usage = result.usage ?? this.#usage;
@@ -162,7 +124,7 @@ export class Renderer {
     this.#line(this.#summary(result.finishReason), DIM);
   }
 
-  /** The stream failed after output: say so, keeping what was printed. */
+  /** Failed after output: what was printed stays. */
   partial(error: PartialStreamError): void {
     this.#attempts = error.partial.attempts;
     this.#usage = error.partial.usage ?? this.#usage;
@@ -172,20 +134,19 @@ export class Renderer {
     this.#line(this.#summary(), DIM);
   }
 
-  /** The user stopped the call. */
   interrupted(): void {
     this.#end();
     const elapsed = formatSeconds(this.#now() - this.#startedAt);
     this.#line(`interrupted after ${elapsed} (${this.#textChars} characters kept)`, YELLOW);
   }
 
-  /** The call failed before any output: the error's own sentence. */
+  /** Failed before any output. */
   failed(error: unknown): void {
     this.#end();
     this.#line(failureLine(error), RED);
   }
 
-  /** Stops the spinner timer; safe to call more than once. */
+  /** Safe to call more than once. */
   dispose(): void {
     if (this.#spinnerTimer !== undefined) clearInterval(this.#spinnerTimer);
     this.#spinnerTimer = undefined;
@@ -212,7 +173,6 @@ export class Renderer {
     this.#reasoningMidLine = !text.endsWith("\n");
   }
 
-  /** First content: the wait is over. */
   #content(): void {
     if (this.#firstTokenAt !== undefined) return;
     this.#firstTokenAt = this.#now();
@@ -232,7 +192,6 @@ export class Renderer {
     if (this.#spinnerTimer !== undefined) this.#drawSpinner();
   }
 
-  /** Writes one full line on stderr, starting on a fresh line. */
   #line(text: string, color: string): void {
     this.#clearSpinner();
     this.#endReasoningLine();
@@ -242,7 +201,6 @@ export class Renderer {
     this.#o.stderr.write(this.#o.color ? `${color}${safe}${close}\n` : `${safe}\n`);
   }
 
-  /** The end of the call: stop waiting, show pending tool calls, finish the text line. */
   #end(): void {
     this.dispose();
     this.#flushTools();
@@ -265,17 +223,13 @@ export class Renderer {
     });
   }
 
-  /** Finishes a dimmed reasoning line on stderr, if one is open. */
   #endReasoningLine(): void {
     if (!this.#reasoningMidLine) return;
     this.#o.stderr.write(this.#o.color ? `${UNDIM}\n` : "\n");
     this.#reasoningMidLine = false;
   }
 
-  /**
-   * Finishes an open text line before stderr output, when stdout and stderr are both
-   * terminals (presumably the same screen); a pipe gets the exact text.
-   */
+  /** Only when both are terminals (presumably one screen); a pipe gets the exact text. */
   #endTextLine(): void {
     if (!this.#textMidLine || this.#o.stdout.isTTY !== true || this.#o.stderr.isTTY !== true) {
       return;

@@ -1,7 +1,6 @@
 /**
- * A minimal `node:http` adapter that serves a fetch-style handler on a free loopback port, so
- * `--demo` talks to the demo model over a real socket (and a real disconnect) in-process.
- *
+ * A minimal `node:http` adapter for a fetch-style handler on a loopback port, so `--demo` runs
+ * over a real socket (and a real disconnect) in-process.
  * @module
  */
 
@@ -9,35 +8,14 @@ import { Buffer } from "node:buffer";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 
-/**
- * A running loopback server.
- *
- * @example
- * ```ts
- * const server: LoopbackServer = await serveLoopback(handler);
- * console.log(server.url); // http://127.0.0.1:54321
- * server.close();
- * ```
- */
 export interface LoopbackServer {
-  /** `http://127.0.0.1:<port>`, without a trailing slash. */
+  /** No trailing slash. */
   url: string;
-  /** Stops listening and destroys open connections; does not wait for them. */
+  /** Destroys open connections; does not wait for them. */
   close(): void;
 }
 
-/**
- * Serve `handler` on 127.0.0.1 with a port chosen by the OS.
- *
- * The response body is streamed chunk by chunk. When the client goes away mid-body the
- * request's `signal` aborts and the body is cancelled, so the handler stops producing.
- *
- * @example
- * ```ts
- * const server = await serveLoopback(createDemoUpstream());
- * const baseURL = `${server.url}/v1`;
- * ```
- */
+/** When the client goes away mid-body, the request's `signal` aborts and the body is cancelled. */
 export async function serveLoopback(
   handler: (request: Request) => Promise<Response>,
 ): Promise<LoopbackServer> {
@@ -54,15 +32,7 @@ export async function serveLoopback(
   };
 }
 
-/**
- * Starts `server` on 127.0.0.1 with a port chosen by the OS, tracking its open sockets (so a
- * close can destroy them instead of waiting for keep-alive connections to end).
- *
- * @example
- * ```ts
- * const { origin, sockets } = await listenLoopback(createServer(listener));
- * ```
- */
+/** Tracks open sockets, so a close can destroy them instead of waiting for keep-alive ones. */
 export async function listenLoopback(
   server: Server,
 ): Promise<{ origin: string; port: number; sockets: Set<Socket> }> {
@@ -99,15 +69,6 @@ async function respond(
   }
 }
 
-/**
- * The headers of a `node:http` request as a `Headers` (repeated names appended, not merged).
- *
- * @example
- * ```ts
- * const headers = webHeaders(req);
- * headers.get("content-type"); // "application/json"
- * ```
- */
 export function webHeaders(req: IncomingMessage): Headers {
   const headers = new Headers();
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
@@ -116,15 +77,6 @@ export function webHeaders(req: IncomingMessage): Headers {
   return headers;
 }
 
-/**
- * Reads a `node:http` request (its whole body) into a fetch `Request` on `origin`.
- *
- * @example
- * ```ts
- * const request = await toWebRequest(req, "http://127.0.0.1:8787", aborter.signal);
- * request.url; // "http://127.0.0.1:8787/v1/chat/completions"
- * ```
- */
 export async function toWebRequest(
   req: IncomingMessage,
   origin: string,
@@ -140,15 +92,8 @@ export async function toWebRequest(
 }
 
 /**
- * Writes a fetch `Response` to a `node:http` response, streaming the body chunk by chunk
- * (waiting for `drain`). When the client goes away first, the body is cancelled without
- * waiting (the socket is gone, and a cancel may wait on the producer). Rejects when the body
- * errors; the caller decides how to end the socket.
- *
- * @example
- * ```ts
- * await writeWebResponse(new Response("hi"), res);
- * ```
+ * A client gone first gets the body cancelled without waiting (a cancel may wait on the producer).
+ * Rejects when the body errors; the caller decides how to end the socket.
  */
 export async function writeWebResponse(response: Response, res: ServerResponse): Promise<void> {
   if (res.destroyed) {

@@ -1,28 +1,17 @@
 /**
- * What has arrived of an answer, assembled from its events: the CLI's `--json` output when a
- * call is interrupted, since the library assembles a result only for a call that ends.
- *
+ * What has arrived of an answer: `--json`'s output for an interrupted call, since the library
+ * assembles a result only for a call that ends.
  * @module
  */
 
 import type { StreamEvent, Usage } from "../index.ts";
 
-/**
- * Collects text, reasoning, tool calls and usage as events arrive.
- *
- * @example
- * ```ts
- * const transcript = new Transcript();
- * for await (const event of stream) transcript.event(event);
- * ```
- */
 export class Transcript {
   content = "";
   reasoning = "";
   toolCalls: Array<{ index: number; id: string; name: string; arguments: string }> = [];
   usage: Usage | undefined = undefined;
 
-  /** Takes one event into account. */
   event(event: StreamEvent): void {
     switch (event.type) {
       case "text":
@@ -50,29 +39,11 @@ export class Transcript {
     }
   }
 
-  /**
-   * The JSON object `--json` prints for an interrupted call: what arrived, the number of
-   * requests made, `"interrupted": true` and the error.
-   *
-   * @example
-   * ```ts
-   * JSON.parse(transcript.interruptedJSON(error)).interrupted; // true
-   * ```
-   */
   interruptedJSON(error: unknown): string {
     return this.#endedJSON(error, "interrupted");
   }
 
-  /**
-   * The JSON object `--json` prints for a call that failed before any of its answer could be
-   * kept: what arrived (usually nothing), the number of requests made, `"failed": true` and the
-   * error.
-   *
-   * @example
-   * ```ts
-   * JSON.parse(transcript.failedJSON(error)).failed; // true
-   * ```
-   */
+  /** For a call that failed before any of its answer could be kept. */
   failedJSON(error: unknown): string {
     return this.#endedJSON(error, "failed");
   }

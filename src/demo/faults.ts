@@ -1,63 +1,35 @@
 /**
  * Parsing of the demo upstream's fault spec (the `x-demo-fault` header).
- *
  * @module
  */
 
-/**
- * The faults one request of the demo upstream should suffer, after per-attempt overrides.
- * Times are milliseconds except `retryAfter` (seconds, as in the HTTP header).
- *
- * @example
- * ```ts
- * const faults: DemoFaults = { status: 503, retryAfter: 1 };
- * ```
- */
+/** Times are milliseconds except `retryAfter` (seconds, as in the HTTP header). */
 export interface DemoFaults {
-  /** Answer this status with an OpenAI-style JSON error (200 means "no status fault"). */
+  /** 200 means no status fault. */
   status?: number;
   retryAfter?: number;
   retryAfterMs?: number;
-  /** Cut the connection after this many words, with no terminal event. */
   dropAfter?: number;
   stallMs?: number;
   /** Words sent before the stall (default 1). */
   stallAfter?: number;
-  /** Send `: ping` comment lines this often while the body is open. */
   pingMs?: number;
-  /** Send an in-stream `data: {"error": …}` event after this many words, then end. */
   errorEventAfter?: number;
-  /** Delay before the response headers. */
   firstByteMs?: number;
-  /** Answer 200 with an HTML page instead of a stream. */
   html?: boolean;
   wordDelayMs?: number;
   words?: number;
-  /** Number of reasoning words sent before the answer. */
   reasoning?: number;
-  /**
-   * For the relay in front of the demo, not the demo itself: the relay cuts its own caller's
-   * connection after this many events (a resumable stream runs on, to be resumed).
-   */
+  /** For the relay, not the demo: it cuts its own caller after this many events. */
   callerDropAfter?: number;
 }
 
 type NumberField = Exclude<keyof DemoFaults, "html">;
 
-/**
- * Every demo response ends within this many milliseconds, whatever its fault spec: a spec
- * that would take longer is refused with a 400.
- *
- * @example
- * ```ts
- * MAX_RESPONSE_MS; // 120000
- * ```
- */
+/** Every demo response ends within this many ms: a fault spec that would take longer gets a 400. */
 export const MAX_RESPONSE_MS = 120_000;
-// Upper bounds keep a publicly deployed demo from being turned into a cheap way to hold
-// connections open for hours or to stream megabytes per request.
+// Upper bounds keep a public demo from holding connections open for hours or streaming megabytes.
 const MAX_MS = MAX_RESPONSE_MS;
-/** At most 50 pings a second: `ping-ms=1` meant 800 a second (timer granularity permitting). */
 const MIN_PING_MS = 20;
 const NUMERIC_KEYS: Readonly<Record<string, readonly [NumberField, number, number]>> = {
   "status": ["status", 200, 599],
@@ -75,27 +47,14 @@ const NUMERIC_KEYS: Readonly<Record<string, readonly [NumberField, number, numbe
   "caller-drop-after": ["callerDropAfter", 1, 10_000],
 };
 
-/** Every key `parseDemoFaults` accepts, for error messages and documentation. */
 const DEMO_FAULT_KEYS: readonly string[] = [...Object.keys(NUMERIC_KEYS), "html"];
 
 const ATTEMPT_KEY = /^attempt([1-9][0-9]*)$/;
 const INTEGER = /^[0-9]+$/;
 
 /**
- * Parse an `x-demo-fault` spec into the faults that apply to one attempt.
- *
- * The spec is a comma-separated list of `key=value`. `attemptN=key:value` applies only to
- * attempt N and overrides the general keys; several per-attempt faults are written either as
- * repeated entries or joined with `;` (`attempt1=status:503;retry-after:1`). Every entry is
- * validated, including those for other attempts, so a typo never goes unnoticed.
- *
- * @throws {TypeError} on an unknown key or an entry that is not `key=value`.
- * @throws {RangeError} on a value that is not an integer in the key's range.
- * @example
- * ```ts
- * parseDemoFaults("drop-after=5,attempt1=status:503", 1); // { dropAfter: 5, status: 503 }
- * parseDemoFaults("drop-after=5,attempt1=status:503", 2); // { dropAfter: 5 }
- * ```
+ * `key=value,…`; `attemptN=key:value;key:value` applies to attempt N only, over general keys.
+ * Other attempts' entries are validated too, so a typo never goes unnoticed.
  */
 export function parseDemoFaults(spec: string, attempt: number): DemoFaults {
   const general: DemoFaults = {};
@@ -135,8 +94,7 @@ function setFault(faults: DemoFaults, key: string, value: string): void {
     faults.html = parseFlag(value);
     return;
   }
-  // Own keys only: `__proto__`, `constructor` or `toString` must be unknown keys, not
-  // Object.prototype's members.
+  // Own keys only: `__proto__` or `toString` must be unknown keys, not Object.prototype's.
   const spec = Object.hasOwn(NUMERIC_KEYS, key) ? NUMERIC_KEYS[key] : undefined;
   if (spec === undefined) {
     throw new TypeError(

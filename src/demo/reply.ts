@@ -1,18 +1,8 @@
 /**
- * What the demo model says: request validation and a deterministic reply plan (text,
- * reasoning or tool calls), independent of timing and transport.
- *
+ * What the demo model says: request validation and a deterministic reply plan, apart from timing.
  * @module
  */
 
-/**
- * The parts of a chat completions request the demo model looks at.
- *
- * @example
- * ```ts
- * const body: DemoChatRequest = parseDemoRequest({ model: "demo", messages: [] });
- * ```
- */
 export interface DemoChatRequest {
   model: string;
   messages: unknown[];
@@ -22,28 +12,12 @@ export interface DemoChatRequest {
   includeUsage: boolean;
 }
 
-/**
- * One function tool offered to the model.
- *
- * @example
- * ```ts
- * const tool: DemoTool = { name: "get_weather", parameters: { type: "object" } };
- * ```
- */
 export interface DemoTool {
   name: string;
   parameters: unknown;
 }
 
-/**
- * The reply, split into the deltas the stream paces one by one ("words").
- *
- * @example
- * ```ts
- * const plan: DemoPlan = planDemoReply(parseDemoRequest({ messages: [] }), {});
- * plan.deltas.length; // number of paced chunks
- * ```
- */
+/** The reply as the deltas the stream paces one by one (the faults' "words"). */
 export interface DemoPlan {
   id: string;
   deltas: Record<string, unknown>[];
@@ -53,15 +27,7 @@ export interface DemoPlan {
   message: Record<string, unknown>;
 }
 
-/**
- * Validate a parsed JSON body; the message is meant for a 400 answer.
- *
- * @throws {TypeError} when the body is not an object with a `messages` array or a tool is malformed.
- * @example
- * ```ts
- * parseDemoRequest({ model: "demo", messages: [{ role: "user", content: "hi" }], stream: true });
- * ```
- */
+/** @throws {TypeError} with a message meant for a 400 answer. */
 export function parseDemoRequest(json: unknown): DemoChatRequest {
   if (!isRecord(json)) throw new TypeError("The request body must be a JSON object.");
   const { messages, tools, model, stream_options: streamOptions } = json;
@@ -96,15 +62,7 @@ const THOUGHT = "Let me think about how to answer this: the demo model always re
 const ECHO_WORDS = 10;
 const FRAGMENT_CHARS = 8;
 
-/**
- * Plan the deterministic reply to a request: the same input always gives the same deltas.
- *
- * @example
- * ```ts
- * const plan = planDemoReply(parseDemoRequest({ messages: [{ role: "user", content: "hi" }] }), {});
- * plan.message.content; // 'You said: "hi". This is the stopstream demo model, …'
- * ```
- */
+/** The same input always gives the same deltas. */
 export function planDemoReply(
   request: DemoChatRequest,
   options: { reasoning?: number; words?: number },
@@ -256,14 +214,6 @@ function hash(text: string): string {
   return (h >>> 0).toString(16).padStart(8, "0");
 }
 
-/**
- * Narrow `unknown` to a plain object.
- *
- * @example
- * ```ts
- * isRecord({}); // true
- * ```
- */
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

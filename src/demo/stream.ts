@@ -1,21 +1,11 @@
 /**
- * The demo upstream's SSE body: paces a reply plan word by word with real timers and injects
- * mid-stream faults (drop, stall, pings, error event).
- *
+ * The demo upstream's SSE body: paces a reply plan word by word and injects mid-stream faults.
  * @module
  */
 
 import type { DemoFaults } from "./faults.ts";
 import type { DemoPlan } from "./reply.ts";
 
-/**
- * Everything the SSE body needs to play one reply.
- *
- * @example
- * ```ts
- * const input: DemoStreamInput = { plan, faults: {}, model: "demo", wordDelayMs: 25, includeUsage: true, attempt: 1 };
- * ```
- */
 export interface DemoStreamInput {
   plan: DemoPlan;
   faults: DemoFaults;
@@ -23,7 +13,7 @@ export interface DemoStreamInput {
   wordDelayMs: number;
   includeUsage: boolean;
   attempt: number;
-  /** When (ms since the epoch) the body is cut if it has not ended: a bound, whatever the timers. */
+  /** Ms since the epoch: the body is cut then if it has not ended, whatever the timers. */
   endBy?: number | undefined;
   /** Aborts the stream like a client disconnect (e.g. a Worker's `request.signal`). */
   signal?: AbortSignal | undefined;
@@ -35,16 +25,8 @@ const PING = ": ping\n\n";
 const LOST = 'data: {"error":{"message":"Network connection lost.","type":"server_error"}}\n\n';
 
 /**
- * Build the `chat.completion.chunk` SSE body for a reply plan.
- *
- * Every timer is cleared and `onCancel` runs once when the reader cancels the body or the
- * signal aborts; a `drop-after` fault errors the stream so servers cut the connection.
- *
- * @example
- * ```ts
- * const body = createDemoStream({ plan, faults: { dropAfter: 5 }, model: "demo", wordDelayMs: 1, includeUsage: false, attempt: 1 });
- * new Response(body, { headers: { "content-type": "text/event-stream" } });
- * ```
+ * Every timer is cleared and `onCancel` runs once when the reader cancels or the signal aborts;
+ * `drop-after` errors the stream so that servers cut the connection.
  */
 export function createDemoStream(input: DemoStreamInput): ReadableStream<Uint8Array> {
   const { plan, faults, signal, onCancel, attempt } = input;

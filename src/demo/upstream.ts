@@ -1,8 +1,6 @@
 /**
- * The demo upstream: an OpenAI-compatible chat completions model that streams a deterministic
- * reply and injects faults on request (`x-demo-fault`). A plain `Request → Response` function,
- * so the relay, the CLI and the tests' fault server all serve the same implementation.
- *
+ * The demo upstream: an OpenAI-compatible model with a deterministic reply and faults on request.
+ * A plain `Request → Response` function, so the relay, the CLI and the tests serve the same one.
  * @module
  */
 
@@ -12,14 +10,7 @@ import { createDemoStream } from "./stream.ts";
 
 export { type DemoFaults, MAX_RESPONSE_MS, parseDemoFaults };
 
-/**
- * Options of {@link createDemoUpstream}.
- *
- * @example
- * ```ts
- * const options: DemoUpstreamOptions = { wordDelayMs: 5, onCancel: ({ wordsSent }) => console.log(wordsSent) };
- * ```
- */
+/** Options of {@link createDemoUpstream}. */
 export interface DemoUpstreamOptions {
   /** Pause before each streamed word, in ms (default 25); `word-delay=N` overrides it per request. */
   wordDelayMs?: number;
@@ -29,44 +20,10 @@ export interface DemoUpstreamOptions {
   onRequest?: (info: { attempt: number; faults: string }) => void;
 }
 
-/**
- * The request header that carries the fault spec.
- *
- * @example
- * ```ts
- * const fault = request.headers.get(DEMO_FAULT_HEADER); // "attempt1=status:503"
- * ```
- */
 export const DEMO_FAULT_HEADER = "x-demo-fault";
-/**
- * The request header that numbers attempts (default 1); the answer echoes it.
- *
- * @example
- * ```ts
- * headers.set(DEMO_ATTEMPT_HEADER, "2");
- * ```
- */
+/** Numbers attempts (default 1); the answer echoes it. */
 export const DEMO_ATTEMPT_HEADER = "x-demo-attempt";
 
-/**
- * Create the demo model as a fetch-style handler for `POST …/chat/completions`.
- *
- * Faults come from the `x-demo-fault` header (`status=503,retry-after=1`, `drop-after=5`,
- * `stall-ms=3000`, `ping-ms=500`, `error-event-after=3`, `first-byte-ms=2000`, `html=1`,
- * `word-delay=10`, `words=50`, `reasoning=4`, and per attempt `attempt1=status:503`); the
- * attempt number comes from `x-demo-attempt` (default 1).
- *
- * @example
- * ```ts
- * const demo = createDemoUpstream({ wordDelayMs: 10 });
- * const response = await demo(new Request("http://demo/v1/chat/completions", {
- *   method: "POST",
- *   headers: { "x-demo-fault": "attempt1=status:503" },
- *   body: JSON.stringify({ model: "demo", stream: true, messages: [{ role: "user", content: "hi" }] }),
- * }));
- * response.status; // 503
- * ```
- */
 export function createDemoUpstream(
   options: DemoUpstreamOptions = {},
 ): (request: Request) => Promise<Response> {
@@ -189,10 +146,7 @@ const HTML = "<!doctype html>\n<html><head><title>Just a moment…</title></head
   "<p>This is the stopstream demo answering HTML with status 200 (fault html=1).</p>" +
   "</body></html>\n";
 
-/**
- * How long a response would take, at most: the wait for headers, then (streaming) a pause
- * before each word and the stall. Error and HTML answers come right after the first wait.
- */
+/** Worst case: the header wait, then (streaming) each word's pause and the stall. */
 function plannedDuration(faults: DemoFaults, words: number, delay: number): number {
   const first = faults.firstByteMs ?? 0;
   if ((faults.status !== undefined && faults.status !== 200) || faults.html === true) return first;
