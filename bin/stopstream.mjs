@@ -1,14 +1,14 @@
 #!/usr/bin/env node
-// The `stopstream` command. The CLI is TypeScript under src/cli/, compiled to dist/ by
+// The `stopstream` command. The CLI is TypeScript under src/apps/cli/, compiled to dist/ by
 // `npm run build` (which `prepare` runs on install).
 let cli;
 try {
-  cli = await import("../dist/cli/main.js");
+  cli = await import("../dist/apps/cli/main.js");
 } catch (error) {
-  if (error?.code !== "ERR_MODULE_NOT_FOUND" || !String(error.url).endsWith("/dist/cli/main.js")) {
+  if (error?.code !== "ERR_MODULE_NOT_FOUND" || !String(error.url).endsWith("/dist/apps/cli/main.js")) {
     throw error;
   }
-  console.error("stopstream: the CLI is not built (no dist/cli/main.js); run `npm run build`");
+  console.error("stopstream: the CLI is not built (no dist/apps/cli/main.js); run `npm run build`");
   process.exit(1);
 }
 await cli.run();

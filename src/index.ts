@@ -4,10 +4,10 @@
  * @module
  */
 
-export { streamChat } from "./stream_chat.ts";
-export { ChatStream } from "./chat_stream.ts";
-export { createRetryBudget } from "./retry_budget.ts";
-export type { RetryBudget, RetryBudgetOptions } from "./retry_budget.ts";
+export { streamChat } from "./client/stream_chat.ts";
+export { ChatStream } from "./client/chat_stream.ts";
+export { createRetryBudget } from "./core/retry_budget.ts";
+export type { RetryBudget, RetryBudgetOptions } from "./core/retry_budget.ts";
 export {
   APIStatusError,
   ConnectionError,
@@ -18,7 +18,7 @@ export {
   StreamProtocolError,
   TimeoutError,
   UpstreamStreamError,
-} from "./error_classes.ts";
+} from "./core/error_classes.ts";
 export {
   isAPIStatusError,
   isConnectionError,
@@ -29,15 +29,15 @@ export {
   isStreamProtocolError,
   isTimeoutError,
   isUpstreamStreamError,
-} from "./error_guards.ts";
-export type { RedirectReason, TimeoutPhase } from "./error_classes.ts";
+} from "./core/error_guards.ts";
+export type { RedirectReason, TimeoutPhase } from "./core/error_classes.ts";
 export type {
   PartialPolicy,
   ProtocolName,
   RetryOptions,
   StreamChatOptions,
   Timeouts,
-} from "./chat_options.ts";
+} from "./core/chat_options.ts";
 export type {
   AssistantMessage,
   ChatOutput,
@@ -49,7 +49,7 @@ export type {
   StreamEvent,
   ToolCall,
   Usage,
-} from "./chat_result.ts";
+} from "./core/chat_result.ts";
 export type {
   OpenAIChatChunk,
   OpenAIContentPart,

@@ -1,10 +1,10 @@
-// The demo upstream (src/demo) served on a loopback socket for the relay's load test, so that what
+// The demo upstream (src/apps/demo) served on a loopback socket for the relay's load test, so that what
 // the relay does to its upstream connections can be seen: when each stream opened and closed,
 // whether it was sent in full or cut short, how many were open at once. Streams are named by the
 // caller's prompt (`messages[0].content`), which the relay passes through unchanged.
 //
 // `lib` comes from the caller (src/ under vitest, the built dist/ under the bench):
-// `{ createDemoUpstream, toWebRequest, writeWebResponse }` (src/demo/upstream.ts, src/cli/serve.ts).
+// `{ createDemoUpstream, toWebRequest, writeWebResponse }` (src/apps/demo/upstream.ts, src/apps/cli/serve.ts).
 
 import { createServer } from "node:http";
 

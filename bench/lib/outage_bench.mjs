@@ -8,7 +8,7 @@ import { startRelayProcess } from "./relay_process.mjs";
 import { runContender } from "./spawn.mjs";
 import { latency, median, round } from "./stats.mjs";
 
-/** The relay's defaults, which the bound is stated in (src/retry_budget.ts, src/relay/). */
+/** The relay's defaults, which the bound is stated in (src/core/retry_budget.ts, src/relay/). */
 const BUDGET = { ratio: 0.2, minPerSecond: 10, maxRetries: 2 };
 
 const show = (v) => (v === null || v === undefined ? "—" : String(v));

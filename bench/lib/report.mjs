@@ -145,7 +145,7 @@ const METHOD = [
   "  thread (the isolate's; `/proc/<pid>/task/<pid>/schedstat`) and all its threads, read around",
   "  every 100k run and divided by the stream's events.",
   "- `npm start` under load (`bench/load.mjs`, `bench/lib/relay_load.mjs`): `npm start` on port 0",
-  "  with `UPSTREAM_BASE_URL` pointing at the demo upstream (src/demo) on a loopback socket, each",
+  "  with `UPSTREAM_BASE_URL` pointing at the demo upstream (src/apps/demo) on a loopback socket, each",
   "  answer 60 deltas, one per 25 ms (the demo's own pace). Each wave: 300 callers arriving over",
   "  0.5 s, each on a connection of its own; every fifth closes its socket after 30–49 deltas,",
   "  once all 300 are open. Per wave: exact answers (the demo's own reply, `[DONE]`, finish",

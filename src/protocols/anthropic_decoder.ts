@@ -1,10 +1,16 @@
-import type { Accumulator } from "../accumulator.ts";
+import type { Accumulator } from "../core/accumulator.ts";
 import { type AnthropicUsage, anthropicUsage } from "./anthropic_wire.ts";
 import type { EventOutcome, ProtocolDecoding, StreamDecoder } from "./protocol.ts";
 import type { EventData } from "./event_data.ts";
 import { AnthropicOutput } from "./anthropic_output.ts";
-import type { CoreKit } from "../core_kit.ts";
-import { core, EVENT_KEEPALIVE, EVENT_PROGRESS, EVENT_TERMINAL, useCore } from "../lazy_core.ts";
+import type { CoreKit } from "../client/core_kit.ts";
+import {
+  core,
+  EVENT_KEEPALIVE,
+  EVENT_PROGRESS,
+  EVENT_TERMINAL,
+  useCore,
+} from "../client/lazy_core.ts";
 
 // Any other reason (`end_turn`, `stop_sequence`, `pause_turn`: a server-tool loop hit its limit
 // and the caller resumes; any newer one) means the answer ended: `stop`.

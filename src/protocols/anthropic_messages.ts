@@ -1,5 +1,5 @@
-import { CORE_KIT } from "../core_kit.ts";
-import { lazy } from "../lazy.ts";
+import { CORE_KIT } from "../client/core_kit.ts";
+import { lazy } from "../client/lazy.ts";
 import type { LazyProtocol, ProtocolRequest, RequestTarget } from "./protocol.ts";
 import { appendMessage, joinURL, requestHeaders } from "./request.ts";
 

@@ -1,9 +1,9 @@
 // The assistant message of an Anthropic answer: every block in order, to send back unchanged.
 
-import type { Accumulator, OutputAssembler } from "../accumulator.ts";
-import type { ChatResult, Citation, ReasoningDetail } from "../chat_result.ts";
+import type { Accumulator, OutputAssembler } from "../core/accumulator.ts";
+import type { ChatResult, Citation, ReasoningDetail } from "../core/chat_result.ts";
 import type { EventData } from "./event_data.ts";
-import { core } from "../lazy_core.ts";
+import { core } from "../client/lazy_core.ts";
 
 /** Kinds of block, by where their content is kept while streaming. */
 const TEXT = 0;

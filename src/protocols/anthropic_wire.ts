@@ -1,5 +1,5 @@
-import type { Usage } from "../chat_result.ts";
-import { core } from "../lazy_core.ts";
+import type { Usage } from "../core/chat_result.ts";
+import { core } from "../client/lazy_core.ts";
 
 /** Usage as Anthropic reports it (`message_start.message.usage`, `message_delta.usage`). */
 export interface AnthropicUsage {

@@ -1,5 +1,5 @@
-import { malformedMessage } from "../error_messages.ts";
-import { StreamProtocolError } from "../error_classes.ts";
+import { malformedMessage } from "../core/error_messages.ts";
+import { StreamProtocolError } from "../core/error_classes.ts";
 
 /** Read without trusting the types: a wrong type must fail one check, not crash the decoder. */
 // deno-lint-ignore no-explicit-any

@@ -1,5 +1,5 @@
-import type { Accumulator } from "../accumulator.ts";
-import type { Usage } from "../chat_result.ts";
+import type { Accumulator } from "../core/accumulator.ts";
+import type { Usage } from "../core/chat_result.ts";
 import {
   EVENT_PROGRESS,
   EVENT_TERMINAL,

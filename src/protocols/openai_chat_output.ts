@@ -1,7 +1,7 @@
 // The assistant message of an OpenAI-compatible answer, with the extras a caller must send back.
 
-import type { Accumulator, OutputAssembler } from "../accumulator.ts";
-import type { AssistantMessage, ChatResult, Citation } from "../chat_result.ts";
+import type { Accumulator, OutputAssembler } from "../core/accumulator.ts";
+import type { AssistantMessage, ChatResult, Citation } from "../core/chat_result.ts";
 import type { EventData } from "./event_data.ts";
 import { citation } from "./output.ts";
 

@@ -1,8 +1,8 @@
-import type { Accumulator } from "../accumulator.ts";
+import type { Accumulator } from "../core/accumulator.ts";
 import type { EventOutcome, ProtocolDecoding, StreamDecoder } from "./protocol.ts";
 import type { EventData } from "./event_data.ts";
-import type { CoreKit } from "../core_kit.ts";
-import { core, EVENT_PROGRESS, EVENT_TERMINAL, useCore } from "../lazy_core.ts";
+import type { CoreKit } from "../client/core_kit.ts";
+import { core, EVENT_PROGRESS, EVENT_TERMINAL, useCore } from "../client/lazy_core.ts";
 import { responsesError, responsesUsage } from "./openai_responses_wire.ts";
 import { argumentsOf, CALL_KINDS, ResponsesOutput } from "./openai_responses_output.ts";
 

@@ -1,7 +1,7 @@
-import type { UpstreamStreamError } from "../error_classes.ts";
-import type { Usage } from "../chat_result.ts";
+import type { UpstreamStreamError } from "../core/error_classes.ts";
+import type { Usage } from "../core/chat_result.ts";
 import type { EventData } from "./event_data.ts";
-import { core } from "../lazy_core.ts";
+import { core } from "../client/lazy_core.ts";
 
 /** Usage as the Responses API reports it. */
 export interface ResponsesUsage {

@@ -1,4 +1,4 @@
-import type { Citation } from "../chat_result.ts";
+import type { Citation } from "../core/chat_result.ts";
 import type { EventData } from "./event_data.ts";
 
 /** `fallback` when `text` is empty or not JSON (a tool input cut short, a text error body). */

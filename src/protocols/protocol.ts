@@ -1,8 +1,8 @@
 // The seam between the retry loop and a wire protocol (one file here, one line in registry.ts).
 
-import type { Accumulator } from "../accumulator.ts";
-import type { CallControl } from "../call_control.ts";
-import type { ProtocolName } from "../chat_options.ts";
+import type { Accumulator } from "../core/accumulator.ts";
+import type { CallControl } from "../client/call_control.ts";
+import type { ProtocolName } from "../core/chat_options.ts";
 
 /** One target's request inputs, fallback entries already merged in. */
 export interface RequestTarget {
@@ -58,7 +58,7 @@ export interface ProtocolRequests {
 
 export interface Protocol extends ProtocolRequests, ProtocolDecoding {}
 
-/** Decoding loaded on first use (`src/lazy.ts`), so a splitting bundler gives it its own chunk. */
+/** Decoding loaded on first use (`src/client/lazy.ts`), so a splitting bundler gives it its own chunk. */
 export interface LazyProtocol extends ProtocolRequests {
   /** A stop of `control` ends the wait, and so does `limitMs` (a `ConnectionError`). */
   load(control: CallControl, limitMs?: number): Protocol | Promise<Protocol>;

@@ -1,4 +1,4 @@
-import type { ProtocolName } from "../chat_options.ts";
+import type { ProtocolName } from "../core/chat_options.ts";
 import { anthropicMessages } from "./anthropic_messages.ts";
 import { openAIChat } from "./openai_chat.ts";
 import { openAIResponses } from "./openai_responses.ts";

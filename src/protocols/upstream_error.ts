@@ -1,4 +1,4 @@
-import { UpstreamStreamError } from "../error_classes.ts";
+import { UpstreamStreamError } from "../core/error_classes.ts";
 
 const TRANSIENT_TYPE =
   /rate_limit|overloaded|server_error|api_error|internal|unavailable|timeout|service_error|^5\d\d$|^429$|^408$/i;

@@ -1,4 +1,4 @@
-import type { Usage } from "../chat_result.ts";
+import type { Usage } from "../core/chat_result.ts";
 
 /** The one place a `Usage` is built; the optional counts stay absent (not `0`) when unknown. */
 export function usage(

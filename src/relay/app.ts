@@ -1,11 +1,11 @@
 import { Hono } from "hono";
 import { cors } from "hono/cors";
-import { createDemoUpstream, DEMO_FAULT_HEADER } from "../demo/upstream.ts";
-import { ChatStream } from "../chat_stream.ts";
-import { planCall } from "../stream_chat.ts";
-import type { StreamChatOptions } from "../chat_options.ts";
+import { createDemoUpstream, DEMO_FAULT_HEADER } from "../apps/demo/upstream.ts";
+import { ChatStream } from "../client/chat_stream.ts";
+import { planCall } from "../client/stream_chat.ts";
+import type { StreamChatOptions } from "../core/chat_options.ts";
 import { createKeyCheck } from "./auth.ts";
-import { callerDrop } from "./caller_drop.ts";
+import { callerDrop } from "../apps/demo/caller_drop.ts";
 import { abortOnDisconnect } from "./caller_signal.ts";
 import { toChatCompletion } from "./completion.ts";
 import { UpstreamCooldowns } from "./cooldown.ts";

@@ -1,4 +1,4 @@
-import type { ChatResult, StreamEvent, ToolCall } from "../chat_result.ts";
+import type { ChatResult, StreamEvent, ToolCall } from "../core/chat_result.ts";
 import { callId, toAnnotations, toOpenAIUsage } from "./openai_shapes.ts";
 import { joinFields, type UpstreamFields } from "./upstream_fields.ts";
 

@@ -1,4 +1,4 @@
-import type { ChatResult } from "../chat_result.ts";
+import type { ChatResult } from "../core/chat_result.ts";
 import { callId, toAnnotations, toOpenAIUsage } from "./openai_shapes.ts";
 
 export interface ChatCompletion {

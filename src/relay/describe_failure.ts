@@ -1,4 +1,4 @@
-import type { APIStatusError, RedirectReason, TimeoutPhase } from "../error_classes.ts";
+import type { APIStatusError, RedirectReason, TimeoutPhase } from "../core/error_classes.ts";
 import {
   isAPIStatusError,
   isConnectionError,
@@ -8,10 +8,10 @@ import {
   isStreamProtocolError,
   isTimeoutError,
   isUpstreamStreamError,
-} from "../error_guards.ts";
-import { quoted } from "../error_messages.ts";
-import { excerpt, redact, redactMasked } from "../redact.ts";
-import { retryAfterMs } from "../retry_policy.ts";
+} from "../core/error_guards.ts";
+import { quoted } from "../core/error_messages.ts";
+import { excerpt, redact, redactMasked } from "../core/redact.ts";
+import { retryAfterMs } from "../client/retry_policy.ts";
 import type { RelayFailure } from "./error_response.ts";
 
 /** Longest upstream error text passed on; redacted before it is cut. */

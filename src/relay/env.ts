@@ -1,4 +1,4 @@
-import type { ProtocolName } from "../chat_options.ts";
+import type { ProtocolName } from "../core/chat_options.ts";
 import { isHttpURL, PROTOCOLS, type RelayOptions, type RelayUpstream } from "./options.ts";
 import { isStreamNamespace } from "./streams/wire.ts";
 

@@ -1,10 +1,10 @@
-import type { Accumulator } from "../accumulator.ts";
-import { ChatStream } from "../chat_stream.ts";
+import type { Accumulator } from "../core/accumulator.ts";
+import { ChatStream } from "../client/chat_stream.ts";
 import { EVENT_PROGRESS, type EventOutcome, type StreamDecoder } from "../protocols/protocol.ts";
-import type { CallPlan } from "../retry_loop.ts";
-import { planCall } from "../stream_chat.ts";
-import type { StreamChatOptions } from "../chat_options.ts";
-import type { StreamEvent } from "../chat_result.ts";
+import type { CallPlan } from "../client/retry_loop.ts";
+import { planCall } from "../client/stream_chat.ts";
+import type { StreamChatOptions } from "../core/chat_options.ts";
+import type { StreamEvent } from "../core/chat_result.ts";
 import type { ChunkEncoder, ForwardedEvents } from "./chunks.ts";
 import { UPSTREAM_FIELDS, upstreamFields } from "./upstream_fields.ts";
 import type { PieceTap } from "./upstream_body.ts";

@@ -1,4 +1,4 @@
-import type { CallPlan } from "../retry_loop.ts";
+import type { CallPlan } from "../client/retry_loop.ts";
 import type { EventOutcome, StreamDecoder } from "../protocols/protocol.ts";
 import { wrapOpenAIChatDecoders } from "./forward.ts";
 import { joinLogprobs, UPSTREAM_FIELDS, upstreamFields } from "./upstream_fields.ts";

@@ -1,4 +1,4 @@
-import type { Citation, Usage } from "../chat_result.ts";
+import type { Citation, Usage } from "../core/chat_result.ts";
 
 /** A citation without a URL (a passage of a document the caller sent) has no place here. */
 export function toAnnotations(

@@ -1,11 +1,11 @@
-import type { DemoUpstreamOptions } from "../demo/upstream.ts";
-import { createRetryBudget, isRetryBudget, type RetryBudget } from "../retry_budget.ts";
+import type { DemoUpstreamOptions } from "../apps/demo/upstream.ts";
+import { createRetryBudget, isRetryBudget, type RetryBudget } from "../core/retry_budget.ts";
 
 const MAX = Number.MAX_VALUE;
 /** The longest timer delay (about 24.8 days); a longer one fires at once in Node. */
 const MAX_TIMER_MS = 2_147_483_647;
-import { streamChat } from "../stream_chat.ts";
-import type { ProtocolName, RetryOptions, Timeouts } from "../chat_options.ts";
+import { streamChat } from "../client/stream_chat.ts";
+import type { ProtocolName, RetryOptions, Timeouts } from "../core/chat_options.ts";
 import { isStreamNamespace, MAX_READERS, type RelayStreamNamespace } from "./streams/wire.ts";
 import { resolveUpstreams } from "./upstreams.ts";
 

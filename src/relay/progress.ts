@@ -1,8 +1,8 @@
 // Progress comments (`x-stopstream-progress: true`). A comment is a write, so the first commits
 // the status. Numbers and fixed words only, never upstream text: none can leak a key or a host.
 
-import { isAPIStatusError, isTimeoutError } from "../error_guards.ts";
-import { retryAfterMs } from "../retry_policy.ts";
+import { isAPIStatusError, isTimeoutError } from "../core/error_guards.ts";
+import { retryAfterMs } from "../client/retry_policy.ts";
 import { ChunkEncoder, type RelayEvent } from "./chunks.ts";
 
 export const PROGRESS_HEADER = "x-stopstream-progress";

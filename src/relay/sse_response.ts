@@ -1,8 +1,8 @@
 // The status waits for an upstream 200 or the commit time, so an early failure is a real HTTP
 // error. Workers learn a caller left only when a write fails: keep-alives are those writes.
 
-import type { ChatStream } from "../chat_stream.ts";
-import { isInterruptedError } from "../error_guards.ts";
+import type { ChatStream } from "../client/chat_stream.ts";
+import { isInterruptedError } from "../core/error_guards.ts";
 import { type ChunkEncoder, DONE_EVENT, type RelayEvent } from "./chunks.ts";
 import { COMMIT, commitTiming, raceCommit } from "./commit.ts";
 import { describeFailure } from "./describe_failure.ts";

@@ -1,7 +1,7 @@
 // OpenAI chat completions bodies for Anthropic Messages and OpenAI Responses upstreams. Pure:
 // the input is never mutated.
 
-import type { ProtocolName } from "../chat_options.ts";
+import type { ProtocolName } from "../core/chat_options.ts";
 
 type Json = Record<string, unknown>;
 

@@ -1,4 +1,4 @@
-import type { StreamChatOptions } from "../chat_options.ts";
+import type { StreamChatOptions } from "../core/chat_options.ts";
 import type { RelayFailure } from "./error_response.ts";
 import type { ResolvedUpstream } from "./options.ts";
 import type { ChatRequestBody } from "./request_body.ts";

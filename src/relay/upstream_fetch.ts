@@ -1,4 +1,4 @@
-import { DEMO_ATTEMPT_HEADER, DEMO_FAULT_HEADER } from "../demo/upstream.ts";
+import { DEMO_ATTEMPT_HEADER, DEMO_FAULT_HEADER } from "../apps/demo/upstream.ts";
 import { type PieceTap, readInPieces } from "./upstream_body.ts";
 
 /**

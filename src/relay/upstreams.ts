@@ -1,4 +1,4 @@
-import type { ProtocolName } from "../chat_options.ts";
+import type { ProtocolName } from "../core/chat_options.ts";
 import { joinURL } from "../protocols/request.ts";
 import type { RelayUpstream, ResolvedUpstream } from "./options.ts";
 

@@ -1,7 +1,7 @@
 /**
- * Conformance cases for the code that loads on first use (`src/lazy.ts`): the decoders of two
- * protocols, the resumable-stream client (`src/resumable.ts`) and the non-streaming fallback
- * (`src/streaming_refused.ts`). In each runtime the suite runs
+ * Conformance cases for the code that loads on first use (`src/client/lazy.ts`): the decoders of two
+ * protocols, the resumable-stream client (`src/client/resumable.ts`) and the non-streaming fallback
+ * (`src/client/streaming_refused.ts`). In each runtime the suite runs
  * in, no other case uses them, so this is the first use in a fresh module graph and the
  * `import()` is resolved by that runtime's own loader (in Chromium, a chunk fetched by the page).
  * The answers come from an injected `fetch`: what is checked is the loading, not the network.

@@ -9,7 +9,7 @@
  */
 
 import { readFileSync } from "node:fs";
-import { createDemoUpstream } from "../../src/demo/upstream.ts";
+import { createDemoUpstream } from "../../src/apps/demo/upstream.ts";
 
 /** What one example's requests did. */
 export interface ExampleTraffic {

@@ -134,13 +134,13 @@ function quietStdio(stdout: Readable, stderr: Readable): void {
   });
 }
 
-/** The relay Worker (src/relay/worker.ts), as `npm start` runs it, on a loopback port. */
+/** The relay Worker (src/apps/worker/worker.ts), as `npm start` runs it, on a loopback port. */
 export async function startRelay(): Promise<{ url: string; stop(): Promise<void> }> {
   const Miniflare = await loadMiniflare();
   const { compatibilityDate, compatibilityFlags, vars } = wranglerSettings();
   const mf = new Miniflare({
     modules: true,
-    script: await bundleForWorkerd({ file: `${ROOT}src/relay/worker.ts` }),
+    script: await bundleForWorkerd({ file: `${ROOT}src/apps/worker/worker.ts` }),
     compatibilityDate,
     compatibilityFlags,
     bindings: vars,

@@ -42,7 +42,7 @@ test("the TypeScript examples for Node and Workers type-check against the public
         baseUrl: "../..",
         paths: { "stopstream": ["mod.ts"], "stopstream/hono": ["hono.ts"] },
       },
-      include: ["./*.ts", "../../src/relay/text_modules.d.ts"],
+      include: ["./*.ts", "../../src/apps/worker/text_modules.d.ts"],
     }),
   );
   const tsc = spawnSync(process.execPath, [`${ROOT}node_modules/typescript/bin/tsc`, "-p", dir], {

@@ -5,7 +5,7 @@
  */
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDemoUpstream } from "../../src/demo/upstream.ts";
+import { createDemoUpstream } from "../../src/apps/demo/upstream.ts";
 import { type NodeServer, startNodeServer } from "../support/node_server.ts";
 import { startWranglerDev, type WranglerDev } from "./wrangler_dev.ts";
 

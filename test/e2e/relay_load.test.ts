@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { dropWindow, runRelayLoad } from "../../bench/lib/relay_load.mjs";
-import { toWebRequest, writeWebResponse } from "../../src/cli/serve.ts";
-import { createDemoUpstream } from "../../src/demo/upstream.ts";
+import { toWebRequest, writeWebResponse } from "../../src/apps/cli/serve.ts";
+import { createDemoUpstream } from "../../src/apps/demo/upstream.ts";
 
 const lib = { createDemoUpstream, toWebRequest, writeWebResponse } as Parameters<
   typeof runRelayLoad

@@ -4,9 +4,9 @@
  * loopback server that counts requests and sees its connections close.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDemoUpstream } from "../../src/demo/upstream.ts";
-import { streamChat } from "../../src/stream_chat.ts";
-import type { StreamEvent } from "../../src/chat_result.ts";
+import { createDemoUpstream } from "../../src/apps/demo/upstream.ts";
+import { streamChat } from "../../src/client/stream_chat.ts";
+import type { StreamEvent } from "../../src/core/chat_result.ts";
 import { type CuttingProxy, startCuttingProxy } from "../support/cutting_proxy.ts";
 import { type NodeServer, startNodeServer } from "../support/node_server.ts";
 import { startWranglerDev, type WranglerDev } from "./wrangler_dev.ts";

@@ -6,9 +6,9 @@
  */
 
 import { expect } from "vitest";
-import { streamChat } from "../../src/stream_chat.ts";
-import type { StreamChatOptions } from "../../src/chat_options.ts";
-import type { StreamEvent } from "../../src/chat_result.ts";
+import { streamChat } from "../../src/client/stream_chat.ts";
+import type { StreamChatOptions } from "../../src/core/chat_options.ts";
+import type { StreamEvent } from "../../src/core/chat_result.ts";
 import { BASE_URL, type Reply, sseReply } from "./msw.ts";
 import { collect, openAIText } from "./sse.ts";
 

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { createDemoUpstream } from "../../src/demo/upstream.ts";
+import { createDemoUpstream } from "../../src/apps/demo/upstream.ts";
 
 /**
  * What the fault server saw for one test id.
@@ -56,7 +56,7 @@ export interface FaultHandler {
 
 /**
  * Whether `error` is the demo's deliberate `drop-after` fault (the error its response body is
- * errored with, in src/demo/stream.ts): a server that logs body errors may keep quiet about
+ * errored with, in src/apps/demo/stream.ts): a server that logs body errors may keep quiet about
  * this one, which tests provoke on purpose, and still log anything else.
  *
  * @example

@@ -6,7 +6,12 @@
  */
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { listenLoopback, toWebRequest, webHeaders, writeWebResponse } from "../../src/cli/serve.ts";
+import {
+  listenLoopback,
+  toWebRequest,
+  webHeaders,
+  writeWebResponse,
+} from "../../src/apps/cli/serve.ts";
 
 /**
  * One request the server received, and how its response ended.

@@ -19,8 +19,8 @@
  * @module
  */
 
-import type { StreamChatOptions } from "../../src/chat_options.ts";
-import type { ChatResult, StreamEvent } from "../../src/chat_result.ts";
+import type { StreamChatOptions } from "../../src/core/chat_options.ts";
+import type { ChatResult, StreamEvent } from "../../src/core/chat_result.ts";
 import { type NodeServer, type ServedRequest, startNodeServer } from "./node_server.ts";
 
 const encoder = new TextEncoder();

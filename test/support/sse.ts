@@ -5,8 +5,8 @@
  * @module
  */
 
-import type { ChatStream } from "../../src/chat_stream.ts";
-import type { ChatResult, StreamEvent } from "../../src/chat_result.ts";
+import type { ChatStream } from "../../src/client/chat_stream.ts";
+import type { ChatResult, StreamEvent } from "../../src/core/chat_result.ts";
 
 const encoder = new TextEncoder();
 

@@ -35,8 +35,8 @@ const core = (BUNDLES as Array<{ entry?: string }>).find((b) => b.entry === "mod
 const LAZY = [
   "src/protocols/anthropic_decoder.ts",
   "src/protocols/openai_responses_decoder.ts",
-  "src/resume.ts",
-  "src/non_streaming.ts",
+  "src/client/resume.ts",
+  "src/client/non_streaming.ts",
 ];
 
 describe("bundle size", () => {
@@ -62,9 +62,9 @@ describe("bundle size", () => {
     for (
       const path of [
         "src/protocols/openai_chat.ts",
-        "src/resumable.ts",
-        "src/core_kit.ts",
-        "src/streaming_refused.ts",
+        "src/client/resumable.ts",
+        "src/client/core_kit.ts",
+        "src/client/streaming_refused.ts",
       ]
     ) {
       expect(lazy(path)).toBeUndefined();
@@ -85,7 +85,7 @@ describe("bundle size", () => {
     const largest = report.modules.find((m) => m.lazy === undefined);
     expect(message).toContain(`${largest!.path} ${largest!.bytes.toLocaleString("en")}`);
     expect(message).not.toContain("src/protocols/anthropic_decoder.ts");
-    expect(report.modules.map((m) => m.path)).toContain("src/stream_chat.ts");
+    expect(report.modules.map((m) => m.path)).toContain("src/client/stream_chat.ts");
     expect(report.modules.map((m) => m.path)).toContain("eventsource-parser");
     expect(verdict(report, report.gzip)).toBeUndefined();
   });

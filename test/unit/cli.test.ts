@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { parseDemoRequest, planDemoReply } from "../../src/demo/reply.ts";
+import { parseDemoRequest, planDemoReply } from "../../src/apps/demo/reply.ts";
 import { createFaultHandler } from "../support/fault_handler.ts";
 import { startFirehose } from "../support/firehose.ts";
 import { type NodeServer, startNodeServer } from "../support/node_server.ts";

@@ -14,10 +14,10 @@ import { type NodeServer, startNodeServer } from "../support/node_server.ts";
 
 /** The repository root. */
 export const ROOT: string = fileURLToPath(new URL("../..", import.meta.url));
-const MAIN_JS = join(ROOT, "dist/cli/main.js");
+const MAIN_JS = join(ROOT, "dist/apps/cli/main.js");
 
 /**
- * Run `tsc -p tsconfig.build.json` unless `dist/cli/main.js` is newer than every file in
+ * Run `tsc -p tsconfig.build.json` unless `dist/apps/cli/main.js` is newer than every file in
  * `src/`. Type errors elsewhere in `src/` do not stop the CLI tests (tsc still emits), but
  * one in `src/cli/` does.
  *
@@ -37,10 +37,10 @@ export async function ensureBuilt(): Promise<void> {
       (_error, stdout, stderr) => resolve(`${stdout}${stderr}`),
     );
   });
-  const cliErrors = output.split("\n").filter((line) => line.startsWith("src/cli/"));
+  const cliErrors = output.split("\n").filter((line) => line.startsWith("src/apps/cli/"));
   if (cliErrors.length > 0) throw new Error(`the CLI does not compile:\n${cliErrors.join("\n")}`);
   if (mtime(MAIN_JS) < newest) {
-    throw new Error(`the build did not emit dist/cli/main.js:\n${output}`);
+    throw new Error(`the build did not emit dist/apps/cli/main.js:\n${output}`);
   }
 }
 

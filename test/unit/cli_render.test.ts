@@ -1,15 +1,15 @@
 import { describe, expect, test } from "vitest";
-import { parseChatArgs, parseDuration, UsageError } from "../../src/cli/args.ts";
+import { parseChatArgs, parseDuration, UsageError } from "../../src/apps/cli/args.ts";
 import {
   describeFailure,
   failureLine,
   retryLine,
   stripControls,
   summaryLine,
-} from "../../src/cli/format.ts";
-import { type Output, Renderer, type RenderOptions } from "../../src/cli/render.ts";
-import { runChat } from "../../src/cli/chat.ts";
-import { buildBody } from "../../src/cli/request.ts";
+} from "../../src/apps/cli/format.ts";
+import { type Output, Renderer, type RenderOptions } from "../../src/apps/cli/render.ts";
+import { runChat } from "../../src/apps/cli/chat.ts";
+import { buildBody } from "../../src/apps/cli/request.ts";
 import {
   APIStatusError,
   ConnectionError,

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { streamChat } from "../../src/stream_chat.ts";
+import { streamChat } from "../../src/client/stream_chat.ts";
 import { BASE_URL, sseReply, useMockUpstream } from "../support/msw.ts";
 import { chunk, collect, DONE, ofType, sse, usageChunk } from "../support/sse.ts";
 import { BODY, options } from "../support/chat.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { streamChat } from "../../src/stream_chat.ts";
+import { streamChat } from "../../src/client/stream_chat.ts";
 import { networkError, noAnswer, useMockUpstream } from "../support/msw.ts";
 import { chunk, collect, openAIText, sse, trackListeners } from "../support/sse.ts";
 import { options, rejection } from "../support/chat.ts";

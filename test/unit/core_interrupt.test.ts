@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
-import { InterruptedError } from "../../src/error_classes.ts";
-import { isInterruptedError } from "../../src/error_guards.ts";
-import { streamChat } from "../../src/stream_chat.ts";
+import { InterruptedError } from "../../src/core/error_classes.ts";
+import { isInterruptedError } from "../../src/core/error_guards.ts";
+import { streamChat } from "../../src/client/stream_chat.ts";
 import {
   after,
   gate,

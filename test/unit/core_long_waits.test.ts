@@ -3,9 +3,9 @@
  * timer at once, so a backoff past it must never reach one (a load limit past it: lazy.test.ts).
  */
 import { expect, test } from "vitest";
-import type { ChatStream } from "../../src/chat_stream.ts";
-import { streamChat } from "../../src/stream_chat.ts";
-import type { StreamEvent } from "../../src/chat_result.ts";
+import type { ChatStream } from "../../src/client/chat_stream.ts";
+import { streamChat } from "../../src/client/stream_chat.ts";
+import type { StreamEvent } from "../../src/core/chat_result.ts";
 import { jsonReply, useMockUpstream } from "../support/msw.ts";
 import { OK, options, rejection } from "../support/chat.ts";
 

@@ -1,11 +1,11 @@
 import { describe, expect, test } from "vitest";
-import { InterruptedError } from "../../src/error_classes.ts";
-import { streamChat } from "../../src/stream_chat.ts";
-import type { StreamChatOptions } from "../../src/chat_options.ts";
+import { InterruptedError } from "../../src/core/error_classes.ts";
+import { streamChat } from "../../src/client/stream_chat.ts";
+import type { StreamChatOptions } from "../../src/core/chat_options.ts";
 import { startFirehose } from "../support/firehose.ts";
 import { noAnswer, type Reply, sseReply, withLoopbackUpstream } from "../support/msw.ts";
-import { isAPIStatusError } from "../../src/error_guards.ts";
-import type { StreamEvent } from "../../src/chat_result.ts";
+import { isAPIStatusError } from "../../src/core/error_guards.ts";
+import type { StreamEvent } from "../../src/core/chat_result.ts";
 import {
   chunk,
   collect,

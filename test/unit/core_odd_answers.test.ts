@@ -5,7 +5,7 @@
  * Groq first sent it. (An error body cut while it is read: core_loopback, a real socket.)
  */
 import { describe, expect, test } from "vitest";
-import { streamChat } from "../../src/stream_chat.ts";
+import { streamChat } from "../../src/client/stream_chat.ts";
 import { sseReply, textReply, useMockUpstream } from "../support/msw.ts";
 import { BODY, options, rejection } from "../support/chat.ts";
 

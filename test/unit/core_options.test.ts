@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { streamChat } from "../../src/stream_chat.ts";
-import type { StreamChatOptions } from "../../src/chat_options.ts";
+import { streamChat } from "../../src/client/stream_chat.ts";
+import type { StreamChatOptions } from "../../src/core/chat_options.ts";
 import { BASE_URL, sseReply, useMockUpstream } from "../support/msw.ts";
 import { openAIText } from "../support/sse.ts";
 

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { streamChat } from "../../src/stream_chat.ts";
+import { streamChat } from "../../src/client/stream_chat.ts";
 import { collect, type Collected, scriptedBody, splitBytes } from "../support/sse.ts";
 
 // Chunk-boundary invariance: however the network splits a recorded stream — down to single

@@ -4,9 +4,9 @@ import {
   ConnectionError,
   StreamProtocolError,
   UpstreamStreamError,
-} from "../../src/error_classes.ts";
-import { streamChat } from "../../src/stream_chat.ts";
-import type { StreamChatOptions } from "../../src/chat_options.ts";
+} from "../../src/core/error_classes.ts";
+import { streamChat } from "../../src/client/stream_chat.ts";
+import type { StreamChatOptions } from "../../src/core/chat_options.ts";
 import { jsonReply, type Reply, sseReply, textReply, useMockUpstream } from "../support/msw.ts";
 import { chunk, collect, DONE, ofType, openAIText, splitBytes, sse } from "../support/sse.ts";
 import { OK, options } from "../support/chat.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { APIStatusError, ConnectionError } from "../../src/error_classes.ts";
-import { streamChat } from "../../src/stream_chat.ts";
+import { APIStatusError, ConnectionError } from "../../src/core/error_classes.ts";
+import { streamChat } from "../../src/client/stream_chat.ts";
 import { jsonReply, networkError, sseReply, useMockUpstream } from "../support/msw.ts";
 import { collect, ofType, openAIText } from "../support/sse.ts";
 import { errorBody, failure, OK, options } from "../support/chat.ts";

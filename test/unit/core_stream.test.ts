@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
-import { InterruptedError, PartialStreamError } from "../../src/error_classes.ts";
-import { streamChat } from "../../src/stream_chat.ts";
-import type { StreamEvent } from "../../src/chat_result.ts";
+import { InterruptedError, PartialStreamError } from "../../src/core/error_classes.ts";
+import { streamChat } from "../../src/client/stream_chat.ts";
+import type { StreamEvent } from "../../src/core/chat_result.ts";
 import { gate, sseReply, useMockUpstream } from "../support/msw.ts";
 import {
   chunk,

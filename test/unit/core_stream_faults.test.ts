@@ -3,9 +3,9 @@ import {
   ConnectionError,
   PartialStreamError,
   UpstreamStreamError,
-} from "../../src/error_classes.ts";
-import { CONNECTION_LOST } from "../../src/error_messages.ts";
-import { streamChat } from "../../src/stream_chat.ts";
+} from "../../src/core/error_classes.ts";
+import { CONNECTION_LOST } from "../../src/core/error_messages.ts";
+import { streamChat } from "../../src/client/stream_chat.ts";
 import { jsonReply, sseReply, useMockUpstream } from "../support/msw.ts";
 import { chunk, collect, ofType, openAIText, sse } from "../support/sse.ts";
 import { errorBody, failure, OK, options, rejection } from "../support/chat.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { PartialStreamError, TimeoutError } from "../../src/error_classes.ts";
-import { streamChat } from "../../src/stream_chat.ts";
+import { PartialStreamError, TimeoutError } from "../../src/core/error_classes.ts";
+import { streamChat } from "../../src/client/stream_chat.ts";
 import { networkError, noAnswer, sseReply, useMockUpstream } from "../support/msw.ts";
 import { chunk, collect, DONE, ofType, PING, sse, type Step } from "../support/sse.ts";
 import { OK, options } from "../support/chat.ts";

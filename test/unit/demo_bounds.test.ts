@@ -5,9 +5,9 @@
  */
 
 import { describe, expect, test } from "vitest";
-import { planDemoReply } from "../../src/demo/reply.ts";
-import { createDemoStream } from "../../src/demo/stream.ts";
-import { createDemoUpstream, MAX_RESPONSE_MS } from "../../src/demo/upstream.ts";
+import { planDemoReply } from "../../src/apps/demo/reply.ts";
+import { createDemoStream } from "../../src/apps/demo/stream.ts";
+import { createDemoUpstream, MAX_RESPONSE_MS } from "../../src/apps/demo/upstream.ts";
 import { chatRequest, readBody } from "./demo_helpers.ts";
 
 const demo = createDemoUpstream({ wordDelayMs: 25 });

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { createDemoUpstream } from "../../src/demo/upstream.ts";
+import { createDemoUpstream } from "../../src/apps/demo/upstream.ts";
 
 /** One SSE block: a `data:` payload or a `:` comment. */
 export type RawEvent = { kind: "data"; data: string } | { kind: "comment"; text: string };

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "vitest";
-import { createDemoUpstream } from "../../src/demo/upstream.ts";
+import { createDemoUpstream } from "../../src/apps/demo/upstream.ts";
 import { type NodeServer, startNodeServer } from "../support/node_server.ts";
 import {
   chatRequest,

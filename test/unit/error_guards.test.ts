@@ -5,12 +5,12 @@
  */
 
 import { describe, expect, test } from "vitest";
-import * as here from "../../src/error_classes.ts";
-import * as guards from "../../src/error_guards.ts";
-import type { ChatResult } from "../../src/chat_result.ts";
+import * as here from "../../src/core/error_classes.ts";
+import * as guards from "../../src/core/error_guards.ts";
+import type { ChatResult } from "../../src/core/chat_result.ts";
 
 // A query makes Vite load the file again, as a module of its own: its classes are not ours.
-const SECOND_COPY = "../../src/error_classes.ts?second-copy";
+const SECOND_COPY = "../../src/core/error_classes.ts?second-copy";
 const other: typeof here = await import(/* @vite-ignore */ SECOND_COPY);
 
 const partial = { content: "", toolCalls: [] } as unknown as ChatResult;

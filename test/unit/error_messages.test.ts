@@ -16,10 +16,10 @@ import {
   TimeoutError,
   UpstreamStreamError,
 } from "../../src/index.ts";
-import { CONNECTION_LOST } from "../../src/error_messages.ts";
+import { CONNECTION_LOST } from "../../src/core/error_messages.ts";
 import { describeFailure } from "../../src/relay/describe_failure.ts";
 import { createRelay } from "../../src/relay/app.ts";
-import type { ChatResult } from "../../src/chat_result.ts";
+import type { ChatResult } from "../../src/core/chat_result.ts";
 import { jsonReply, networkError, sseReply, textReply, useMockUpstream } from "../support/msw.ts";
 import { chunk, sse } from "../support/sse.ts";
 import { options, rejection } from "../support/chat.ts";

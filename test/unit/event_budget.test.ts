@@ -8,10 +8,10 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { StreamProtocolError } from "../../src/error_classes.ts";
+import { StreamProtocolError } from "../../src/core/error_classes.ts";
 import { EVENT_PROGRESS, type StreamDecoder } from "../../src/protocols/protocol.ts";
-import { SseFeed } from "../../src/sse_feed.ts";
-import { streamChat } from "../../src/stream_chat.ts";
+import { SseFeed } from "../../src/client/sse_feed.ts";
+import { streamChat } from "../../src/client/stream_chat.ts";
 import { options } from "../support/chat.ts";
 import { chunk, DONE, sse } from "../support/sse.ts";
 

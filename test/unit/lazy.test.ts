@@ -6,14 +6,14 @@
  */
 
 import { describe, expect, test, vi } from "vitest";
-import { CallControl } from "../../src/call_control.ts";
-import { ChatStream } from "../../src/chat_stream.ts";
-import { InterruptedError } from "../../src/error_classes.ts";
-import { isConnectionError, isInterruptedError } from "../../src/error_guards.ts";
-import { lazy } from "../../src/lazy.ts";
+import { CallControl } from "../../src/client/call_control.ts";
+import { ChatStream } from "../../src/client/chat_stream.ts";
+import { InterruptedError } from "../../src/core/error_classes.ts";
+import { isConnectionError, isInterruptedError } from "../../src/core/error_guards.ts";
+import { lazy } from "../../src/client/lazy.ts";
 import { anthropicMessages } from "../../src/protocols/anthropic_messages.ts";
 import type { Protocol } from "../../src/protocols/protocol.ts";
-import { planCall } from "../../src/stream_chat.ts";
+import { planCall } from "../../src/client/stream_chat.ts";
 
 describe("lazy", () => {
   test("loads once; once loaded the value itself is returned, not a promise", async () => {

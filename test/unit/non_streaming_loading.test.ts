@@ -33,7 +33,7 @@ beforeEach(() => {
 });
 
 async function call(): Promise<unknown> {
-  const { streamChat } = await import("../../src/stream_chat.ts");
+  const { streamChat } = await import("../../src/client/stream_chat.ts");
   return await streamChat({
     baseURL: "https://provider.test/v1",
     body: { model: "m", messages: [{ role: "user", content: "hi" }] },
@@ -60,7 +60,7 @@ test("a fallback that cannot be loaded ends the call typed, counting its attempt
       throw failure;
     },
   }));
-  const { isConnectionError } = await import("../../src/error_guards.ts");
+  const { isConnectionError } = await import("../../src/core/error_guards.ts");
   const error = await call() as Error & { attempts?: number };
   expect(isConnectionError(error)).toBe(true);
   expect(error.cause).toBe(failure);
@@ -70,8 +70,8 @@ test("a fallback that cannot be loaded ends the call typed, counting its attempt
 // Last: its import never settles (nothing of it can reach a later test's module graph).
 test("a fallback whose load hangs: past headersMs the call ends typed; no whole request is sent", async () => {
   vi.doMock("../../src/non_streaming.ts", () => new Promise(() => {}));
-  const { streamChat } = await import("../../src/stream_chat.ts");
-  const { isConnectionError } = await import("../../src/error_guards.ts");
+  const { streamChat } = await import("../../src/client/stream_chat.ts");
+  const { isConnectionError } = await import("../../src/core/error_guards.ts");
   const started = performance.now();
   const error = await streamChat({
     baseURL: "https://provider.test/v1",

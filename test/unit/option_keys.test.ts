@@ -1,8 +1,8 @@
 import { describe, expect, test } from "vitest";
-import { closestName } from "../../src/option_keys.ts";
-import { createRetryBudget } from "../../src/retry_budget.ts";
-import { streamChat } from "../../src/stream_chat.ts";
-import type { StreamChatOptions } from "../../src/chat_options.ts";
+import { closestName } from "../../src/core/option_keys.ts";
+import { createRetryBudget } from "../../src/core/retry_budget.ts";
+import { streamChat } from "../../src/client/stream_chat.ts";
+import type { StreamChatOptions } from "../../src/core/chat_options.ts";
 import { BASE_URL, sseReply, useMockUpstream } from "../support/msw.ts";
 import { openAIText } from "../support/sse.ts";
 

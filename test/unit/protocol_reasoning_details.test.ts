@@ -5,10 +5,10 @@
 
 import { HttpResponse } from "msw";
 import { describe, expect, test } from "vitest";
-import { Accumulator } from "../../src/accumulator.ts";
+import { Accumulator } from "../../src/core/accumulator.ts";
 import { streamChat } from "../../src/index.ts";
 import { anthropicDecoding } from "../../src/protocols/anthropic_decoder.ts";
-import { CORE_KIT } from "../../src/core_kit.ts";
+import { CORE_KIT } from "../../src/client/core_kit.ts";
 import { useMswServer } from "../support/msw.ts";
 import { anthropicWire } from "./fixtures/anthropic_wire.ts";
 import { responsesWire } from "./fixtures/responses_wire.ts";

@@ -8,8 +8,8 @@
 
 import { expect, test } from "vitest";
 import { streamChat } from "../../src/index.ts";
-import type { StreamChatOptions } from "../../src/chat_options.ts";
-import type { AssistantMessage } from "../../src/chat_result.ts";
+import type { StreamChatOptions } from "../../src/core/chat_options.ts";
+import type { AssistantMessage } from "../../src/core/chat_result.ts";
 import { chunk, DONE, sse } from "../support/sse.ts";
 
 const FORMAT = "anthropic-claude-v1";

@@ -6,10 +6,10 @@
  */
 
 import { describe, expect, test } from "vitest";
-import type { APIStatusError, RedirectError } from "../../src/error_classes.ts";
-import { excerpt, redact } from "../../src/redact.ts";
-import { streamChat } from "../../src/stream_chat.ts";
-import type { StreamChatOptions } from "../../src/chat_options.ts";
+import type { APIStatusError, RedirectError } from "../../src/core/error_classes.ts";
+import { excerpt, redact } from "../../src/core/redact.ts";
+import { streamChat } from "../../src/client/stream_chat.ts";
+import type { StreamChatOptions } from "../../src/core/chat_options.ts";
 import { chunk, sse } from "../support/sse.ts";
 
 const KEY = "sk-proj-Zq3Xv9Lm2Rt8Wy4Nb6Hc1Kd5Fg7Jp0Ts";

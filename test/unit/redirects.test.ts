@@ -7,7 +7,7 @@
 
 import { afterEach, describe, expect, test } from "vitest";
 import { isRedirectError, RedirectError, streamChat } from "../../src/index.ts";
-import { fetchFollowing } from "../../src/redirects.ts";
+import { fetchFollowing } from "../../src/client/redirects.ts";
 import { type NodeServer, startNodeServer } from "../support/node_server.ts";
 import { chunk, DONE, sse } from "../support/sse.ts";
 

@@ -6,7 +6,7 @@
  */
 
 import { expect, test } from "vitest";
-import type { ChatStream } from "../../src/chat_stream.ts";
+import type { ChatStream } from "../../src/client/chat_stream.ts";
 import type { ChunkEncoder } from "../../src/relay/chunks.ts";
 import { sseResponse } from "../../src/relay/sse_response.ts";
 

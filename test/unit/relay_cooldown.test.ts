@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { APIStatusError, ConnectionError, InterruptedError } from "../../src/error_classes.ts";
+import { APIStatusError, ConnectionError, InterruptedError } from "../../src/core/error_classes.ts";
 import { UpstreamCooldowns } from "../../src/relay/cooldown.ts";
 import { CallOutcomes, parseOutcomes } from "../../src/relay/streams/outcomes.ts";
 

@@ -4,9 +4,9 @@ import {
   PartialStreamError,
   StreamProtocolError,
   TimeoutError,
-} from "../../src/error_classes.ts";
-import { streamChat } from "../../src/stream_chat.ts";
-import type { StreamChatOptions } from "../../src/chat_options.ts";
+} from "../../src/core/error_classes.ts";
+import { streamChat } from "../../src/client/stream_chat.ts";
+import type { StreamChatOptions } from "../../src/core/chat_options.ts";
 import {
   answerEvents,
   answerOf,

@@ -8,8 +8,8 @@
  */
 
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import type { StreamChatOptions } from "../../src/chat_options.ts";
-import { isInterruptedError, isPartialStreamError } from "../../src/error_guards.ts";
+import type { StreamChatOptions } from "../../src/core/chat_options.ts";
+import { isInterruptedError, isPartialStreamError } from "../../src/core/error_guards.ts";
 import {
   answerOf,
   type Connection,
@@ -85,8 +85,8 @@ function options(server: ResumableServer, extra: Partial<StreamChatOptions> = {}
 
 /** streamChat from this test's module graph, and a promise of its first resumeAfter. */
 async function freshClient() {
-  const { streamChat } = await import("../../src/stream_chat.ts");
-  const { ResumableStream } = await import("../../src/resumable.ts");
+  const { streamChat } = await import("../../src/client/stream_chat.ts");
+  const { ResumableStream } = await import("../../src/client/resumable.ts");
   const resumeAfter = ResumableStream.prototype.resumeAfter;
   let asked!: () => void;
   const askedToResume = new Promise<void>((resolve) => (asked = resolve));

@@ -5,10 +5,10 @@ import {
   StreamProtocolError,
   TimeoutError,
   UpstreamStreamError,
-} from "../../src/error_classes.ts";
-import { isPartialStreamError } from "../../src/error_guards.ts";
-import { streamChat } from "../../src/stream_chat.ts";
-import type { StreamChatOptions } from "../../src/chat_options.ts";
+} from "../../src/core/error_classes.ts";
+import { isPartialStreamError } from "../../src/core/error_guards.ts";
+import { streamChat } from "../../src/client/stream_chat.ts";
+import type { StreamChatOptions } from "../../src/core/chat_options.ts";
 import {
   answerEvents,
   answerOf,

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "vitest";
-import { InterruptedError } from "../../src/error_classes.ts";
-import { streamChat } from "../../src/stream_chat.ts";
-import type { StreamChatOptions } from "../../src/chat_options.ts";
+import { InterruptedError } from "../../src/core/error_classes.ts";
+import { streamChat } from "../../src/client/stream_chat.ts";
+import type { StreamChatOptions } from "../../src/core/chat_options.ts";
 import {
   type Connection,
   RELAY_STREAM_ID,

@@ -1,8 +1,12 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import { APIStatusError, InterruptedError, PartialStreamError } from "../../src/error_classes.ts";
-import { createRetryBudget, type RetryBudget } from "../../src/retry_budget.ts";
-import { streamChat } from "../../src/stream_chat.ts";
-import type { StreamChatOptions } from "../../src/chat_options.ts";
+import {
+  APIStatusError,
+  InterruptedError,
+  PartialStreamError,
+} from "../../src/core/error_classes.ts";
+import { createRetryBudget, type RetryBudget } from "../../src/core/retry_budget.ts";
+import { streamChat } from "../../src/client/stream_chat.ts";
+import type { StreamChatOptions } from "../../src/core/chat_options.ts";
 import {
   type ResumableServer,
   sseBlocks,

@@ -6,7 +6,7 @@ import { findNodeOnlyCode } from "../support/source_guard.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 /** The one place allowed to use Node: the terminal client. */
-const NODE_ONLY = "src/cli/";
+const NODE_ONLY = "src/apps/cli/";
 const CODE = /\.(?:[cm]?[jt]s|tsx|jsx)$/;
 
 async function guardedFiles(): Promise<string[]> {
@@ -19,17 +19,17 @@ async function guardedFiles(): Promise<string[]> {
 }
 
 describe("source guard", () => {
-  test("nothing under src/ (except src/cli/), mod.ts or hono.ts uses Node-only APIs", async () => {
+  test("nothing under src/ (except src/apps/cli/), mod.ts or hono.ts uses Node-only APIs", async () => {
     const files = await guardedFiles();
     expect(files).toContain("src/index.ts");
-    expect(files).toContain("src/transport.ts");
+    expect(files).toContain("src/client/transport.ts");
     expect(files.some((path) => path.startsWith(NODE_ONLY))).toBe(false);
     const found: string[] = [];
     for (const path of files) {
       const source = await readFile(`${root}${path}`, "utf8");
       for (const v of findNodeOnlyCode(source)) found.push(`${path}:${v.line}: ${v.what}`);
     }
-    expect(found, "Node-only code outside src/cli/ (use Web APIs)").toEqual([]);
+    expect(found, "Node-only code outside src/apps/cli/ (use Web APIs)").toEqual([]);
   });
 
   test.each([

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createRelay } from "../../src/relay/app.ts";
 import { relayOptionsFromEnv } from "../../src/relay/env.ts";
 import type { RelayOptions } from "../../src/relay/options.ts";
-import { createRetryBudget } from "../../src/retry_budget.ts";
+import { createRetryBudget } from "../../src/core/retry_budget.ts";
 import {
   answer,
   chatBody,

@@ -2,7 +2,7 @@
 // workerd: what the playground's timeline is drawn from.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { RedirectError, StreamProtocolError } from "../../src/error_classes.ts";
+import { RedirectError, StreamProtocolError } from "../../src/core/error_classes.ts";
 import { createRelay } from "../../src/relay/app.ts";
 import { ProgressEncoder } from "../../src/relay/progress.ts";
 import type { RelayOptions } from "../../src/relay/options.ts";

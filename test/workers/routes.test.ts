@@ -1,7 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createRelay } from "../../src/relay/app.ts";
-import { createWorkerApp } from "../../src/relay/worker.ts";
+import { createWorkerApp } from "../../src/apps/worker/worker.ts";
 import { chatBody, fakeUpstream, postChat, sse, sseResponse } from "./helpers.ts";
 
 const worker = exports.default;

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createRelay } from "../../src/relay/app.ts";
 import type { RelayEnv } from "../../src/relay/env.ts";
-import { createWorkerApp } from "../../src/relay/worker.ts";
+import { createWorkerApp } from "../../src/apps/worker/worker.ts";
 import { chatBody, fakeUpstream, postChat } from "./helpers.ts";
 
 const TOKEN = "acct-tok-7f3a9c2e5b1d";

@@ -3,7 +3,7 @@
  * the Worker can record it in the isolate's cooldowns like any other call's.
  */
 
-import { isAPIStatusError } from "../../error_guards.ts";
+import { isAPIStatusError } from "../../core/error_guards.ts";
 import type { RelayEvent } from "../chunks.ts";
 import { type Outcome, outcomeOf } from "../cooldown.ts";
 

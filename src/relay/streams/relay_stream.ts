@@ -3,7 +3,7 @@
  * relay talks to it with `fetch` only), so `stopstream/hono` still loads in Node, Deno and Bun.
  */
 
-import { redact } from "../../redact.ts";
+import { redact } from "../../core/redact.ts";
 import { sameHash } from "../auth.ts";
 import { errorEvent, errorResponse } from "../error_response.ts";
 import { SSE_HEADERS } from "../sse_response.ts";

@@ -1,8 +1,8 @@
 /** The upstream call of one resumable stream: it runs whether or not anyone reads. */
 
-import type { ChatStream } from "../../chat_stream.ts";
-import { createDemoUpstream } from "../../demo/upstream.ts";
-import type { StreamChatOptions } from "../../chat_options.ts";
+import type { ChatStream } from "../../client/chat_stream.ts";
+import { createDemoUpstream } from "../../apps/demo/upstream.ts";
+import type { StreamChatOptions } from "../../core/chat_options.ts";
 import { type ChunkEncoder, DONE_EVENT, type RelayEvent } from "../chunks.ts";
 import { commitTiming } from "../commit.ts";
 import { describeFailure } from "../describe_failure.ts";

@@ -3,13 +3,13 @@
  * declared here, so nothing imports `cloudflare:workers`.
  */
 
-import type { StreamChatOptions } from "../../chat_options.ts";
+import type { StreamChatOptions } from "../../core/chat_options.ts";
 import { errorResponse } from "../error_response.ts";
 
 export const RESUMABLE_HEADER = "x-stopstream-resumable";
 
 // The response header with the stream id is the one the client reads (`x-stopstream-stream-id`).
-export { STREAM_ID_HEADER } from "../../resumable.ts";
+export { STREAM_ID_HEADER } from "../../client/resumable.ts";
 
 export const OWNER_HEADER = "x-stopstream-owner";
 

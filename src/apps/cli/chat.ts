@@ -1,0 +1,186 @@
+/**
+ * `stopstream chat`: one prompt in, one streamed answer out, every outcome an exit status.
+ * @module
+ */
+
+import {
+  type ChatResult,
+  isInterruptedError,
+  isPartialStreamError,
+  streamChat,
+  type StreamChatOptions,
+} from "../../index.ts";
+import type { ChatArgs } from "./args.ts";
+import { resultJSON } from "./format.ts";
+import { type Output, Renderer } from "./render.ts";
+import { buildBody, defaultBaseURL, defaultKeyEnv } from "./request.ts";
+import { startDemo } from "./demo.ts";
+import type { LoopbackServer } from "./serve.ts";
+import { Transcript } from "./transcript.ts";
+
+/** 64 and 78 follow BSD `sysexits.h`; 130 is 128 + SIGINT. */
+export const EXIT = {
+  ok: 0,
+  failed: 1,
+  partial: 2,
+  usage: 64,
+  config: 78,
+  interrupted: 130,
+} as const;
+
+/** The core client's default, for "attempt 2/3" when `--max-retries` is unset. */
+const DEFAULT_MAX_RETRIES = 2;
+
+export interface ChatIO {
+  stdout: Output;
+  stderr: Output;
+  env: Record<string, string | undefined>;
+  stdinIsTTY: boolean;
+  /** Rejects when `signal` aborts. */
+  readStdin(): Promise<string>;
+  /** Aborted on Ctrl-C. */
+  signal: AbortSignal;
+}
+
+export async function runChat(args: ChatArgs, io: ChatIO): Promise<number> {
+  const say = (text: string): void => void io.stderr.write(`stopstream: ${text}\n`);
+  let prompt = args.prompt;
+  if (prompt === undefined) {
+    if (io.stdinIsTTY) {
+      say("no prompt: pass it as an argument or pipe it on stdin (see stopstream chat --help)");
+      return EXIT.usage;
+    }
+    try {
+      prompt = (await io.readStdin()).trim();
+    } catch (error) {
+      if (!io.signal.aborted) throw error;
+      // Nothing was sent; with --json the caller still gets its one JSON object.
+      if (args.json) io.stdout.write(`${new Transcript().interruptedJSON(error)}\n`);
+      return EXIT.interrupted;
+    }
+    if (prompt === "") {
+      say("the prompt on stdin is empty");
+      return EXIT.usage;
+    }
+  }
+  let apiKey: string | undefined;
+  if (!args.demo) {
+    const keyEnv = args.apiKeyEnv ?? defaultKeyEnv(args.protocol);
+    const value = io.env[keyEnv]?.trim();
+    if (value !== undefined && value !== "") apiKey = value;
+    // A local server (the relay under `npm start`, Ollama, llama.cpp) rarely wants a key; a
+    // variable named explicitly with --api-key-env is always required.
+    const optional = args.apiKeyEnv === undefined && isLoopback(args.baseURL);
+    if (apiKey === undefined && !optional) {
+      say(
+        `no API key: set the environment variable ${keyEnv}` +
+          (args.apiKeyEnv === undefined ? " (or name another one with --api-key-env NAME)" : ""),
+      );
+      return EXIT.config;
+    }
+  }
+  let server: LoopbackServer | undefined;
+  try {
+    if (args.demo) server = await startDemo();
+    return await stream(args, io, prompt, apiKey, server);
+  } finally {
+    server?.close();
+  }
+}
+
+async function stream(
+  args: ChatArgs,
+  io: ChatIO,
+  prompt: string,
+  apiKey: string | undefined,
+  server: LoopbackServer | undefined,
+): Promise<number> {
+  const model = args.model ?? "demo";
+  const options: StreamChatOptions = {
+    baseURL: server !== undefined
+      ? `${server.url}/v1`
+      : args.baseURL ?? defaultBaseURL(args.protocol),
+    body: buildBody(args.protocol, model, prompt, args.system),
+    protocol: args.protocol,
+    signal: io.signal,
+  };
+  if (apiKey !== undefined) options.apiKey = apiKey;
+  if (args.maxRetries !== undefined) options.maxRetries = args.maxRetries;
+  if (args.idleTimeoutMs !== undefined) options.timeouts = { idleMs: args.idleTimeoutMs };
+  if (args.demoFault !== undefined) options.headers = { "x-demo-fault": args.demoFault };
+  const terminal = io.stderr.isTTY === true && io.env.TERM !== "dumb";
+  const view = new Renderer({
+    stdout: io.stdout,
+    stderr: io.stderr,
+    color: terminal && !("NO_COLOR" in io.env),
+    spinner: terminal,
+    showText: !args.json,
+    showReasoning: args.reasoning,
+    maxAttempts: (args.maxRetries ?? DEFAULT_MAX_RETRIES) + 1,
+  });
+  let chat: ReturnType<typeof streamChat>;
+  try {
+    chat = streamChat(options);
+  } catch (error) {
+    // The argument parser catches bad options; what is left here is still a usage problem.
+    io.stderr.write(`stopstream: ${(error as Error).message.replace(/^stopstream: /, "")}\n`);
+    return EXIT.usage;
+  }
+  view.start();
+  const transcript = new Transcript();
+  try {
+    let result: ChatResult | undefined;
+    for await (const event of chat) {
+      view.event(event);
+      if (args.json) transcript.event(event);
+      if (event.type === "finish") result = event.result;
+      // Piped into a reader slower than the model (`| less`): waiting for it holds the client,
+      // and through it the upstream, back, instead of buffering the answer in memory.
+      if (io.stdout.writableNeedDrain === true) await room(io.stdout, io.signal);
+      if (io.stderr.writableNeedDrain === true) await room(io.stderr, io.signal);
+    }
+    result ??= await chat.result;
+    view.finished(result);
+    if (args.json) io.stdout.write(`${resultJSON(result)}\n`);
+    return EXIT.ok;
+  } catch (error) {
+    if (isInterruptedError(error) || io.signal.aborted) {
+      view.interrupted();
+      if (args.json) io.stdout.write(`${transcript.interruptedJSON(error)}\n`);
+      return EXIT.interrupted;
+    }
+    if (isPartialStreamError(error)) {
+      view.partial(error);
+      if (args.json) {
+        const partial = { ...error.partial, partial: true, error: error.cause as Error };
+        io.stdout.write(`${resultJSON(partial)}\n`);
+      }
+      return EXIT.partial;
+    }
+    view.failed(error);
+    if (args.json) io.stdout.write(`${transcript.failedJSON(error)}\n`);
+    return EXIT.failed;
+  } finally {
+    view.dispose();
+  }
+}
+
+function isLoopback(baseURL: string | undefined): boolean {
+  if (baseURL === undefined) return false;
+  const host = new URL(baseURL).hostname;
+  return host === "localhost" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** Resolves once a full `out` drains, or when `signal` aborts. */
+function room(out: Output, signal: AbortSignal): Promise<void> {
+  if (out.once === undefined || signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      signal.removeEventListener("abort", done);
+      out.off?.("drain", done);
+      resolve();
+    };
+    out.once!("drain", done);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}

@@ -1,0 +1,146 @@
+/**
+ * The `stopstream` command, run by `bin/stopstream.mjs`: dispatch, Ctrl-C and exit. Everything
+ * process-wide lives here and nowhere else.
+ * @module
+ */
+
+import { Buffer } from "node:buffer";
+import { readFileSync } from "node:fs";
+import process from "node:process";
+import { setFlagsFromString } from "node:v8";
+import { CHAT_USAGE, MAIN_USAGE, parseChatArgs, UsageError } from "./args.ts";
+import { EXIT, runChat } from "./chat.ts";
+
+/** After the first Ctrl-C the process exits within this, whatever cleanup is doing. */
+const INTERRUPT_DEADLINE_MS = 80;
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined) {
+    process.stderr.write(`${MAIN_USAGE}\n`);
+    return EXIT.usage;
+  }
+  if (command === "--help" || command === "-h" || command === "help") {
+    process.stdout.write(`${MAIN_USAGE}\n`);
+    return EXIT.ok;
+  }
+  if (command === "--version" || command === "-v") {
+    process.stdout.write(`${version()}\n`);
+    return EXIT.ok;
+  }
+  if (command !== "chat") {
+    const what = command.startsWith("-") ? "option" : "command";
+    process.stderr.write(`stopstream: unknown ${what} ${command} (see stopstream --help)\n`);
+    return EXIT.usage;
+  }
+  let args: ReturnType<typeof parseChatArgs>;
+  try {
+    args = parseChatArgs(rest);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    // One line: the mistake, and where the usage is. Reprinting it buries the mistake.
+    process.stderr.write(`stopstream: ${error.message} (see stopstream chat --help)\n`);
+    return EXIT.usage;
+  }
+  if (args.help) {
+    process.stdout.write(`${CHAT_USAGE}\n`);
+    return EXIT.ok;
+  }
+  if (args.version) {
+    process.stdout.write(`${version()}\n`);
+    return EXIT.ok;
+  }
+  const controller = new AbortController();
+  // Installed for the rest of the process: a Ctrl-C during the final flush must still exit 130.
+  onInterrupt(controller);
+  const stopOnBrokenPipe = onBrokenPipe(controller);
+  try {
+    return await runChat(args, {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      env: process.env,
+      stdinIsTTY: process.stdin.isTTY === true,
+      readStdin: () => readAll(process.stdin, controller.signal),
+      signal: controller.signal,
+    });
+  } finally {
+    stopOnBrokenPipe();
+  }
+}
+
+export async function run(): Promise<never> {
+  // fetch's HTTP parser (llhttp) is wasm, and `process.exit` waits for V8's background optimiser
+  // compiling it; baseline wasm is fast enough for a token stream, and Ctrl-C stays instant.
+  setFlagsFromString("--liftoff-only");
+  let code: number;
+  try {
+    code = await main(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`stopstream: internal error: ${(error as Error)?.stack ?? error}\n`);
+    code = EXIT.failed;
+  }
+  await Promise.all([drained(process.stdout), drained(process.stderr)]);
+  // Explicit exit: an open keep-alive socket or the demo server must not hold the process.
+  process.exit(code);
+}
+
+/** First SIGINT: abort, with a hard deadline. Second: exit now. */
+function onInterrupt(controller: AbortController): void {
+  const handler = (): void => {
+    if (controller.signal.aborted) process.exit(EXIT.interrupted);
+    controller.abort(new Error("interrupted (SIGINT)"));
+    setTimeout(() => process.exit(EXIT.interrupted), INTERRUPT_DEADLINE_MS).unref();
+  };
+  process.on("SIGINT", handler);
+}
+
+/** `stopstream chat … | head` closed our stdout: stop the call quietly instead of crashing. */
+function onBrokenPipe(controller: AbortController): () => void {
+  const handler = (error: NodeJS.ErrnoException): void => {
+    if (error.code !== "EPIPE") throw error;
+    controller.abort(error);
+    process.exit(EXIT.ok);
+  };
+  process.stdout.on("error", handler);
+  return () => process.stdout.off("error", handler);
+}
+
+function readAll(stream: NodeJS.ReadStream, signal: AbortSignal): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const cleanup = (): void => {
+      signal.removeEventListener("abort", onAbort);
+      stream.off("data", onData).off("end", onEnd).off("error", onError);
+    };
+    const onData = (chunk: Buffer): void => void chunks.push(chunk);
+    const onEnd = (): void => {
+      cleanup();
+      resolve(Buffer.concat(chunks).toString("utf8"));
+    };
+    const onError = (error: Error): void => {
+      cleanup();
+      reject(error);
+    };
+    const onAbort = (): void => {
+      cleanup();
+      stream.pause();
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    stream.on("data", onData).on("end", onEnd).on("error", onError);
+  });
+}
+
+function drained(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => stream.write("", () => resolve()));
+}
+
+function version(): string {
+  try {
+    // Same relative path from src/apps/cli/ and from dist/apps/cli/.
+    const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8"));
+    return `stopstream ${pkg.version}`;
+  } catch {
+    return "stopstream (unknown version)";
+  }
+}

@@ -1,0 +1,277 @@
+// The playground's page script: plain JavaScript in a string (no backticks, no `${`). The client
+// ignores SSE comments, so its `fetch` hands each body on unchanged while reading the progress
+// comments; following a stream by id is the same client, its request `GET /v1/streams/{id}`.
+
+/** Goes after `TIMELINE_SCRIPT` in the same module script: it uses `Timeline`. */
+export const PAGE_SCRIPT: string = String.raw`
+const $ = (id) => document.getElementById(id);
+const STREAM_KEY = "stopstream-playground-stream";
+const STREAM_ID = /^[0-9a-f]{32}$/;
+const NOTE_KINDS = new Set(["open", "retry", "resume", "fallback"]);
+const key = $("key");
+key.value = localStorage.getItem("stopstream-relay-key") || "";
+let current;
+
+function status(state, text) {
+  $("status").dataset.state = state;
+  $("status").textContent = text;
+}
+
+function log(line) {
+  $("log").textContent += line + "\n";
+}
+
+/** "retry attempt=2 delay_ms=1000 reason=503 t=4" → { kind: "retry", attempt: "2", … } */
+function parseNote(text) {
+  const [kind, ...fields] = text.split(" ");
+  const note = { kind };
+  for (const field of fields) {
+    const at = field.indexOf("=");
+    if (at > 0) note[field.slice(0, at)] = field.slice(at + 1);
+  }
+  return note;
+}
+
+/** body, passed on unchanged; progress comments and how the body ended are reported. */
+function observeBody(body, hooks) {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let pending = "";
+  let ended = false; // [DONE] or an error event: the stream's own end
+  return new ReadableStream({
+    async pull(controller) {
+      let step;
+      try {
+        step = await reader.read();
+      } catch (error) {
+        hooks.end("cut");
+        return controller.error(error);
+      }
+      if (step.done) {
+        hooks.end(ended ? "ended" : "cut before its end");
+        return controller.close();
+      }
+      pending += decoder.decode(step.value, { stream: true });
+      const lines = pending.split("\n");
+      pending = lines.pop();
+      for (const line of lines) {
+        if (line === "data: [DONE]" || line.startsWith('data: {"error"')) ended = true;
+        if (!line.startsWith(": ")) continue;
+        const note = parseNote(line.slice(2));
+        if (NOTE_KINDS.has(note.kind)) hooks.note(note);
+      }
+      controller.enqueue(step.value);
+    },
+    cancel(reason) {
+      hooks.end("closed by the page");
+      return reader.cancel(reason);
+    },
+  });
+}
+
+/** The fetch the client gets: see the module comment of src/apps/playground/playground_script.ts. */
+function observedFetch(call) {
+  return async (input, init = {}) => {
+    const url = new URL(typeof input === "string" ? input : input.url, location.href);
+    const method = (init.method || "GET").toUpperCase();
+    let kind = method === "GET" ? "resume" : url.pathname.endsWith("/cancel") ? "cancel" : "request";
+    if (call.follow !== undefined && kind === "request") {
+      kind = "follow";
+      input = new URL("v1/streams/" + call.follow, location.href).href;
+      const headers = new Headers(init.headers);
+      headers.delete("content-type");
+      init = { method: "GET", headers, signal: init.signal, redirect: init.redirect };
+    }
+    const after = new Headers(init.headers).get("last-event-id");
+    const connection = call.timeline.connection(kind, after);
+    let response;
+    try {
+      response = await fetch(input, init);
+    } catch (error) {
+      connection.data.how = "failed";
+      call.timeline.close(connection, call.timeline.now(), "error");
+      throw error;
+    }
+    connection.data.status = String(response.status);
+    if (kind === "cancel") {
+      response.clone().json().then((answer) => {
+        connection.data.how = answer.cancelled ? "upstream stopped" : "had already ended";
+        connection.state = "ok";
+        call.timeline.render();
+        log(call.timeline.now() + " ms  cancel sent: " + connection.data.how);
+      }, () => {});
+      return response;
+    }
+    if (!response.ok || response.body === null) {
+      call.timeline.close(connection, call.timeline.now(), "error");
+      return response;
+    }
+    const body = observeBody(response.body, {
+      note: (note) => call.timeline.note(note),
+      end: (how) => {
+        connection.data.how = how;
+        call.timeline.close(connection, call.timeline.now(), how === "ended" ? "ok" : "error");
+      },
+    });
+    const { status, statusText, headers } = response;
+    return new Response(body, { status, statusText, headers });
+  };
+}
+
+function remember(call, id) {
+  call.id = id;
+  $("stream-id").textContent = id;
+  $("follow-link").href = "?follow=" + id;
+  $("stream-row").hidden = false;
+  sessionStorage.setItem(STREAM_KEY, JSON.stringify({ id, prompt: call.prompt, model: call.model }));
+}
+
+function forget(call) {
+  const saved = JSON.parse(sessionStorage.getItem(STREAM_KEY) || "null");
+  if (saved !== null && saved.id === call.id) sessionStorage.removeItem(STREAM_KEY);
+}
+
+/** The relay's own error code behind a failure (stream_cancelled: stopped by a cancel). */
+function relayCode(error) {
+  const cause = error && error.cause !== undefined ? error.cause : error;
+  const data = cause && cause.data;
+  return (data && (data.code || (data.error && data.error.code))) || undefined;
+}
+
+async function run(call) {
+  for (const id of ["reasoning", "answer", "tools", "log"]) $(id).textContent = "";
+  $("stream-row").hidden = true;
+  localStorage.setItem("stopstream-relay-key", key.value);
+  const controller = call.controller = new AbortController();
+  current = call;
+  $("send").disabled = $("follow").disabled = true;
+  $("stop").disabled = false;
+  const timeline = call.timeline = new Timeline($("timeline"), call.follow ? "follow" : "send");
+  timeline.onLog = log;
+  let attempt = 1, relayAttempts = "?", resumes = 0, gaps = 0;
+  const line = (state) =>
+    state + " · attempt " + attempt + " (relay upstream requests: " +
+    (timeline.maxAttempt > 1 || relayAttempts === "?" ? timeline.maxAttempt : relayAttempts) +
+    ") · first token " + (timeline.firstToken === undefined ? "–" : timeline.firstToken + " ms") +
+    " · tokens " + timeline.tokens +
+    (resumes > 0 ? " · resumed " + resumes + "× (gap " + gaps + " ms)" : "");
+  const headers = { "x-stopstream-resumable": "true", "x-stopstream-progress": "true" };
+  if (call.fault) headers["x-demo-fault"] = call.fault;
+  const body = {
+    model: call.model,
+    messages: [{ role: "user", content: call.prompt }],
+    stream_options: { include_usage: true },
+  };
+  if (call.withTools) {
+    body.tools = [{ type: "function", function: { name: "get_weather", description: "Current weather",
+      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } }];
+  }
+  if (call.follow) {
+    status("waiting", "following stream " + call.follow + ": its events so far, then the live ones…");
+    log("following stream " + call.follow + (call.reloaded ? " (the page was reloaded)" : ""));
+  } else {
+    status("waiting", "waiting for the first token…");
+    if (call.fault) log("x-demo-fault: " + call.fault);
+  }
+  const stream = streamChat({
+    baseURL: new URL("v1", location.href).href,
+    ...(key.value ? { apiKey: key.value } : {}),
+    headers,
+    body,
+    signal: controller.signal,
+    fetch: observedFetch(call),
+  });
+  const tools = [];
+  try {
+    for await (const event of stream) {
+      if (event.type === "open") {
+        attempt = event.attempt;
+        relayAttempts = event.headers["x-stopstream-attempts"] || relayAttempts;
+        const id = event.headers["x-stopstream-stream-id"];
+        if (id && call.id === undefined) remember(call, id);
+        if (!id && attempt === 1) log("not resumable: this relay has no STREAMS binding");
+      } else if (event.type === "retry") {
+        log(timeline.now() + " ms  page: retry " + event.attempt + " in " + event.delayMs +
+          " ms after " + event.error.message);
+        status("waiting", "retrying (attempt " + event.attempt + ")…");
+        continue;
+      } else if (event.type === "resume") {
+        resumes++;
+        timeline.dropped(event.lastEventId, event.delayMs);
+        status("resuming", "connection dropped after event " + event.lastEventId +
+          "; resuming in " + event.delayMs + " ms…");
+        continue;
+      } else if (event.type === "text" || event.type === "reasoning") {
+        const resuming = timeline.gap !== undefined && timeline.gap.end === undefined;
+        timeline.token();
+        if (resuming) gaps += timeline.gap.end - timeline.gap.start;
+        $(event.type === "text" ? "answer" : "reasoning").textContent += event.text;
+      } else if (event.type === "tool-call") {
+        timeline.token();
+        tools[event.index] = event.name + "(";
+      } else if (event.type === "tool-call-delta") {
+        tools[event.index] += event.argumentsDelta;
+      } else if (event.type === "usage") {
+        log("usage: " + event.usage.inputTokens + " in, " + event.usage.outputTokens + " out");
+      } else if (event.type === "finish") {
+        status("done", line("done (" + event.result.finishReason + ")"));
+        timeline.finish("done", "done");
+        continue;
+      }
+      $("tools").textContent = tools.map((t) => t + ")").join("\n");
+      status("streaming", line("streaming"));
+    }
+  } catch (error) {
+    if (isInterruptedError(error)) {
+      status("stopped", line("stopped"));
+      timeline.finish("stopped", "stopped");
+      log("stopped: the request was aborted, the upstream stream cancelled");
+    } else if (relayCode(error) === "stream_cancelled") {
+      status("stopped", line("stopped by a cancel request (another tab?)"));
+      timeline.finish("stopped", "stopped elsewhere");
+    } else if (call.follow && isAPIStatusError(error) && error.status === 404) {
+      status("error", "stream " + call.follow + " is gone: unknown, or expired");
+      timeline.finish("failed", "not found");
+    } else {
+      const partial = isPartialStreamError(error);
+      status("error", line(partial ? "incomplete answer" : "failed"));
+      timeline.finish(partial ? "incomplete" : "failed", partial ? "incomplete answer" : "failed");
+      log(error.message); // one sentence: what happened and what to do
+    }
+  } finally {
+    forget(call);
+    if (current === call) {
+      $("send").disabled = $("follow").disabled = false;
+      $("stop").disabled = true;
+    }
+  }
+}
+
+$("send").addEventListener("click", () => run({
+  prompt: $("prompt").value,
+  model: $("model").value,
+  fault: $("fault").value,
+  withTools: $("with-tools").checked,
+}));
+$("stop").addEventListener("click", () => current && current.controller.abort());
+$("follow").addEventListener("click", () => {
+  const id = $("follow-id").value.trim();
+  if (!STREAM_ID.test(id)) return status("error", "a stream id is 32 lowercase hex digits");
+  run({ follow: id, prompt: "(following)", model: "demo" });
+});
+const help = () => {
+  $("fault-help").textContent = $("fault").selectedOptions[0].dataset.shows;
+};
+$("fault").addEventListener("change", help);
+help();
+
+// Another tab's stream (?follow=<id>), or the answer this tab showed before a reload.
+const followed = new URLSearchParams(location.search).get("follow");
+const saved = JSON.parse(sessionStorage.getItem(STREAM_KEY) || "null");
+if (followed !== null && STREAM_ID.test(followed)) {
+  run({ follow: followed, prompt: "(following)", model: "demo" });
+} else if (saved !== null && STREAM_ID.test(saved.id)) {
+  $("prompt").value = saved.prompt;
+  run({ follow: saved.id, prompt: saved.prompt, model: saved.model || "demo", reloaded: true });
+}
+`;

@@ -1,0 +1,48 @@
+import { APIStatusError, StreamProtocolError } from "../core/error_classes.ts";
+import { malformedMessage } from "../core/error_messages.ts";
+import type { Protocol } from "../protocols/protocol.ts";
+
+/** The error a `200` JSON body reports (`{"error": {…}}`), else `undefined`. */
+export function errorInBody(
+  body: unknown,
+  status: number,
+  headers: Record<string, string>,
+  protocol: Protocol,
+): Error | undefined {
+  if (typeof body !== "object" || body === null || (body as { error?: unknown }).error == null) {
+    return undefined;
+  }
+  return protocol.toUpstreamError(body) ?? new APIStatusError(status, headers, body);
+}
+
+export function pickRateLimit(headers: Record<string, string>): Record<string, string> | undefined {
+  let picked: Record<string, string> | undefined;
+  for (const name in headers) {
+    if (name.startsWith("x-ratelimit-")) (picked ??= {})[name] = headers[name]!;
+  }
+  return picked;
+}
+
+export function headersToRecord(headers: Headers): Record<string, string> {
+  const record: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    record[name] = value;
+  });
+  return record;
+}
+
+/** For a body that should have been an event stream: its error, else a `StreamProtocolError`. */
+export function notAStream(
+  body: unknown,
+  status: number,
+  headers: Record<string, string>,
+  protocol: Protocol,
+  what: string,
+): Error {
+  return errorInBody(body, status, headers, protocol) ?? new StreamProtocolError(
+    malformedMessage(
+      `the server answered HTTP ${status} with ${what}`,
+      typeof body === "string" ? body : JSON.stringify(body),
+    ),
+  );
+}

@@ -1,0 +1,161 @@
+// The retry loop: every rule of when to try again (and when never to) is here, top to bottom.
+
+import { Accumulator } from "../core/accumulator.ts";
+import type { CallControl } from "./call_control.ts";
+import { InterruptedError } from "../core/error_classes.ts";
+import { isAPIStatusError } from "../core/error_guards.ts";
+import { isStreamingRefused, requestWhole } from "./streaming_refused.ts";
+import { partialOutcome, withAttempts } from "./partial_outcome.ts";
+import {
+  type LazyProtocol,
+  loadProtocol,
+  type Protocol,
+  type ProtocolRequest,
+} from "../protocols/protocol.ts";
+import type { RetryBudget } from "../core/retry_budget.ts";
+import { backoffDelay, type BackoffOptions, isRetryable } from "./retry_policy.ts";
+import { sleep } from "./sleep.ts";
+import { pickRateLimit } from "./response.ts";
+import { ResumableStream } from "./resumable.ts";
+import { Attempt, type AttemptConsumer } from "./transport.ts";
+import type { PartialPolicy } from "../core/chat_options.ts";
+import type { ChatResult, ResultTarget } from "../core/chat_result.ts";
+import type { AttemptTimeouts } from "./watchdog.ts";
+
+export interface CallTarget {
+  info: ResultTarget;
+  protocol: Protocol | LazyProtocol;
+  body: Record<string, unknown>;
+  request: ProtocolRequest;
+  rebuild(body: Record<string, unknown>): ProtocolRequest;
+  fetch: typeof fetch;
+  maxRetries: number;
+  backoff: BackoffOptions;
+  timeouts: AttemptTimeouts;
+}
+
+export interface CallPlan {
+  targets: CallTarget[];
+  signal: AbortSignal | undefined;
+  /** Epoch ms when `totalMs` runs out, or `Infinity`; set at start. */
+  deadline: number;
+  totalMs: number;
+  maxEventBytes: number;
+  onPartial: PartialPolicy;
+  budget: RetryBudget | undefined;
+}
+
+export async function runCall(
+  plan: CallPlan,
+  control: CallControl,
+  consumer: AttemptConsumer,
+): Promise<ChatResult> {
+  let continuations = 0;
+  let lastError: unknown;
+  for (let index = 0; index < plan.targets.length; index++) {
+    const target = plan.targets[index]!;
+    if (index > 0 && consumer.listening) {
+      consumer.push({ type: "fallback", index, error: lastError as Error });
+    }
+    let request = target.request;
+    let previous: Accumulator | undefined; // set while continuing a cut-off answer
+    const stream = new ResumableStream(target, control);
+    for (let retry = 0;; retry++) {
+      if (control.stopError !== undefined) throw control.stopError;
+      if (plan.signal?.aborted) throw new InterruptedError(plan.signal.reason);
+      const attempts = ++control.attempts;
+      if (attempts === 1) plan.budget?.deposit();
+      const acc = stream.acc ?? new Accumulator(consumer.listening ? consumer : null, previous);
+      const attempt = new Attempt(control);
+      let protocol: Protocol | undefined;
+      try {
+        // A protocol that fails to load is a ConnectionError, retried like one.
+        protocol = await loadProtocol(target.protocol, control, target.timeouts.headersMs);
+        const headers = await attempt.run(
+          {
+            fetch: target.fetch,
+            request: stream.request() ?? request,
+            protocol,
+            timeouts: target.timeouts,
+            maxEventBytes: plan.maxEventBytes,
+            attempt: attempts,
+            stream,
+          },
+          acc,
+          consumer,
+        );
+        const result = acc.toResult(attempts);
+        result.target = target.info;
+        const rateLimit = pickRateLimit(headers);
+        if (rateLimit !== undefined) result.rateLimit = rateLimit;
+        if (continuations > 0) result.continuations = continuations;
+        return result;
+      } catch (caught) {
+        // A stop wins over whatever the attempt saw while being torn down.
+        if (control.stopError !== undefined) throw control.stopError;
+        const exhausted = retry >= target.maxRetries;
+        // A stream the server keeps running resumes where it broke off, repeating nothing, so
+        // delivered content does not matter; a stop while the resume client loads still wins.
+        const resumeAfter = await stream.resumeAfter(caught, exhausted);
+        if (control.stopError !== undefined) throw control.stopError;
+        const fresh = resumeAfter === undefined;
+        const error = fresh ? stream.failure(caught) : caught;
+        lastError = error;
+        const retryable = isRetryable(error);
+        // Content reached the caller: a retry would repeat it (unless `onPartial: "retry"`).
+        if (fresh && ((acc.delivered && plan.onPartial !== "retry") || previous !== undefined)) {
+          const canContinue = plan.onPartial === "continue" && retryable && !exhausted &&
+            acc.toolCalls.length === 0 && acc.lastKind !== "reasoning" &&
+            target.protocol.continuationBody !== undefined && acc.content.length > 0;
+          if (!canContinue) {
+            return partialOutcome(plan, acc, attempts, continuations, error, target);
+          }
+          if (acc.delivered) {
+            continuations++;
+            previous = acc;
+            request = target.rebuild(target.protocol.continuationBody!(target.body, acc.content));
+          }
+        } else if (fresh && (!retryable || exhausted)) {
+          if (isStreamingRefused(error) && protocol?.decodeMessage !== undefined) {
+            return await requestWhole(
+              target,
+              protocol,
+              control,
+              consumer,
+              ++control.attempts,
+              plan.maxEventBytes,
+            );
+          }
+          if (retryable || isModelNotFound(error)) break; // on to the next target, if any
+          throw withAttempts(error, attempts);
+        }
+        const delayMs = backoffDelay(error, retry + 1, target.backoff);
+        // A sleep past the deadline only delays the same failure, and one over 2^31 - 1 ms fires
+        // at once. An empty budget moves on to the next target (another upstream).
+        if (
+          delayMs === undefined || !(delayMs <= 2_147_483_647) ||
+          Date.now() + delayMs >= plan.deadline ||
+          plan.budget?.tryWithdraw() === false
+        ) {
+          const kept = !fresh && (acc.delivered || previous !== undefined) ? acc : previous;
+          if (kept !== undefined) {
+            return partialOutcome(plan, kept, attempts, continuations, error, target);
+          }
+          if (index + 1 < plan.targets.length) break;
+          throw withAttempts(error, attempts);
+        }
+        if (consumer.listening) {
+          const next = { attempt: attempts + 1, delayMs, error: error as Error };
+          if (fresh) consumer.push({ type: "retry", ...next });
+          else consumer.push({ type: "resume", lastEventId: resumeAfter, ...next });
+        }
+        await sleep(delayMs, control);
+      }
+    }
+  }
+  throw withAttempts(lastError, control.attempts);
+}
+
+function isModelNotFound(error: unknown): boolean {
+  return isAPIStatusError(error) && error.status === 404;
+}

@@ -1,0 +1,251 @@
+// One attempt: send, check the response, read the body as SSE into the decoder. With
+// whole_body.ts, the only module that touches `fetch` and response bodies.
+
+import type { Accumulator } from "../core/accumulator.ts";
+import { type CallControl, type Cancellable, noop } from "./call_control.ts";
+import { CONNECTION_LOST } from "../core/error_messages.ts";
+import { APIStatusError, ConnectionError } from "../core/error_classes.ts";
+import { isRedirectError } from "../core/error_guards.ts";
+import type { Protocol, ProtocolRequest } from "../protocols/protocol.ts";
+import { credentialsOf, redactError } from "../core/redact.ts";
+import { fetchFollowing } from "./redirects.ts";
+import { parseOr } from "../protocols/output.ts";
+import { headersToRecord, notAStream } from "./response.ts";
+import { SseFeed } from "./sse_feed.ts";
+import type { StreamEvent } from "../core/chat_result.ts";
+import { type AttemptTimeouts, Watchdog } from "./watchdog.ts";
+import { readErrorBody, STREAM } from "./whole_body.ts";
+
+export interface StreamRequest {
+  method: "GET";
+  url: string;
+  headers: Headers;
+}
+
+export interface AttemptSetup {
+  fetch: typeof fetch;
+  request: ProtocolRequest | StreamRequest;
+  protocol: Protocol;
+  timeouts: AttemptTimeouts;
+  maxEventBytes: number;
+  attempt: number;
+  stream?: AttemptStream | undefined;
+}
+
+export interface AttemptStream {
+  readonly feed: SseFeed | undefined;
+  opened(headers: Record<string, string>, feed: SseFeed, acc: Accumulator): void;
+  /** Throws when a resumed stream did not add up. */
+  ended(feed: SseFeed): void;
+}
+
+export interface AttemptConsumer {
+  readonly listening: boolean;
+  push(event: StreamEvent): void;
+  /** The reader waits for the consumer before its next read (backpressure). */
+  readonly backlogged: boolean;
+  drained(): Promise<void>;
+}
+
+/** One attempt to its end: the response headers, or a typed error; `control.stop()` cancels it. */
+export class Attempt implements Cancellable {
+  failure: Error | undefined = undefined;
+  #control: CallControl;
+  #abort = new AbortController();
+  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined = undefined;
+  #watchdog: Watchdog | undefined = undefined;
+  /** Rejects the wait for headers even when an injected fetch ignores its signal. */
+  #rejectSend: ((reason: Error) => void) | undefined = undefined;
+
+  constructor(control: CallControl) {
+    this.#control = control;
+  }
+
+  /** Never awaits the peer. */
+  cancel(reason: Error): void {
+    if (this.failure !== undefined) return;
+    this.failure = reason;
+    this.#watchdog?.stop();
+    this.#abort.abort(reason);
+    this.#rejectSend?.(reason);
+    // Not awaited: a cancel can hang on a silent peer. It resolves a pending read() at once.
+    this.#reader?.cancel(reason).catch(noop);
+  }
+
+  run(
+    setup: AttemptSetup,
+    acc: Accumulator,
+    consumer: AttemptConsumer,
+  ): Promise<Record<string, string>> {
+    return this.guard(setup, "headers", async (watchdog) => {
+      const response = await this.send(setup);
+      const headers = headersToRecord(response.headers);
+      if (!response.ok) {
+        throw new APIStatusError(response.status, headers, await readErrorBody(this, response));
+      }
+      await this.#checkContentType(response, headers, setup.protocol);
+      if (consumer.listening) {
+        consumer.push({ type: "open", attempt: setup.attempt, status: response.status, headers });
+      }
+      watchdog.arm("first-event");
+      const stream = setup.stream;
+      const feed = stream?.feed ??
+        new SseFeed(setup.protocol.createDecoder(acc), setup.maxEventBytes);
+      stream?.opened(headers, feed, acc);
+      await this.#read(response, headers, setup.protocol, feed, consumer, watchdog);
+      stream?.ended(feed);
+      return headers;
+    });
+  }
+
+  /**
+   * @internal Runs `work` as the attempt in flight: watchdog stopped on every path, and no
+   * error leaves with a credential in it (an upstream may echo the key).
+   */
+  async guard<T>(
+    setup: AttemptSetup,
+    phase: "headers" | "first-event",
+    work: (watchdog: Watchdog) => Promise<T>,
+  ): Promise<T> {
+    // A stop that came while the attempt waited to begin (for a module, lazy.ts) sends nothing.
+    const stopped = this.#control.stopError;
+    if (stopped !== undefined) throw stopped;
+    this.#control.current = this;
+    const watchdog = new Watchdog(this, setup.timeouts);
+    this.#watchdog = watchdog;
+    try {
+      watchdog.arm(phase);
+      return await work(watchdog);
+    } catch (error) {
+      throw redactError(error, credentialsOf(setup.request.headers));
+    } finally {
+      watchdog.stop();
+      if (this.#control.current === this) this.#control.current = undefined;
+    }
+  }
+
+  /** @internal A stop cancels `reader` (at once if already stopped). */
+  hold(reader: ReadableStreamDefaultReader<Uint8Array>): void {
+    this.#reader = reader;
+    if (this.failure !== undefined) reader.cancel(this.failure).catch(noop);
+  }
+
+  /** @internal Follows redirects by hand; a stop rejects it at once. */
+  async send(setup: AttemptSetup): Promise<Response> {
+    const fetchFn = setup.fetch; // called unbound: browsers reject fetch with a foreign `this`
+    const request = setup.request;
+    const { url, headers } = request;
+    const signal = this.#abort.signal;
+    let response: Response;
+    try {
+      const init: RequestInit = "method" in request
+        ? { method: request.method, headers, signal }
+        : { method: "POST", headers, body: request.body, signal };
+      const sent = fetchFollowing(fetchFn, url, init);
+      // A fetch that ignores its signal must not hold a stop hostage; a late answer is released.
+      sent.then((late) => {
+        if (this.failure !== undefined) late.body?.cancel().catch(noop);
+      }, noop);
+      const cancelled = new Promise<never>((_, reject) => {
+        this.#rejectSend = reject;
+      });
+      response = await Promise.race([sent, cancelled]);
+      this.#rejectSend = undefined;
+    } catch (error) {
+      if (this.failure === undefined && isRedirectError(error)) throw error;
+      throw this.failure ?? new ConnectionError(
+        "stopstream: the request could not be sent (network, DNS, TLS or CORS); check the base URL",
+        { cause: error },
+      );
+    }
+    if (this.failure !== undefined) {
+      response.body?.cancel().catch(noop);
+      throw this.failure;
+    }
+    return response;
+  }
+
+  async #checkContentType(
+    response: Response,
+    headers: Record<string, string>,
+    protocol: Protocol,
+  ): Promise<void> {
+    const type = headers["content-type"] ?? "";
+    if (/^\s*text\/event-stream/i.test(type) && response.body !== null) return;
+    // An SSE parser fed HTML yields zero events: that must never pass for an empty answer.
+    throw notAStream(
+      await readErrorBody(this, response),
+      response.status,
+      headers,
+      protocol,
+      `${type || "no content-type"}, not an event stream`,
+    );
+  }
+
+  async #read(
+    response: Response,
+    headers: Record<string, string>,
+    protocol: Protocol,
+    feed: SseFeed,
+    consumer: AttemptConsumer,
+    watchdog: Watchdog,
+  ): Promise<void> {
+    const reader = response.body!.getReader();
+    this.hold(reader);
+    const text = new TextDecoder();
+    let finished = false;
+    try {
+      for (;;) {
+        let chunk: ReadableStreamReadResult<Uint8Array>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          throw this.failure ?? new ConnectionError(CONNECTION_LOST, { cause: error });
+        }
+        if (this.failure !== undefined) throw this.failure;
+        if (chunk.done) break;
+        const before = feed.progress;
+        feed.feed(text.decode(chunk.value, STREAM));
+        if (feed.terminal) {
+          finished = true;
+          return;
+        }
+        if (feed.progress !== before) watchdog.progress();
+        if (consumer.backlogged) {
+          watchdog.pause();
+          await consumer.drained();
+          watchdog.resume();
+          if (this.failure !== undefined) throw this.failure;
+        }
+      }
+      feed.end(text.decode());
+      if (!feed.terminal && !feed.decoder.endedCleanly()) {
+        // Only a non-SSE body: what the server sent instead of a stream, not a cut connection.
+        const stray = feed.strayBody();
+        if (stray !== undefined) {
+          throw notAStream(parseOr(stray, stray), response.status, headers, protocol, "no event");
+        }
+        throw new ConnectionError(CONNECTION_LOST);
+      }
+    } finally {
+      if (finished) releaseAfterTerminal(reader);
+      else reader.cancel().catch(noop);
+    }
+  }
+}
+
+const RELEASE_GRACE_MS = 100;
+
+/**
+ * A body read to its end lets the connection be reused (servers often send the final chunk a
+ * packet after `[DONE]`), so it gets a moment to end before it is cancelled, never awaited.
+ */
+function releaseAfterTerminal(reader: ReadableStreamDefaultReader<Uint8Array>): void {
+  const timer = setTimeout(() => reader.cancel().catch(noop), RELEASE_GRACE_MS);
+  // Must not keep a Node or Bun process alive.
+  (timer as { unref?: () => void }).unref?.();
+  reader.read().then((next) => {
+    clearTimeout(timer);
+    if (!next.done) reader.cancel().catch(noop); // events after [DONE] are ignored
+  }, () => clearTimeout(timer));
+}
