@@ -1,28 +1,46 @@
-// The one non-streaming request made when a provider refuses to stream, loaded on first use.
+// Some providers answer `400` to `stream: true` for some models (OpenAI's first o1 models, an
+// unverified organisation): the call then makes one non-streaming request, answered as the
+// usual events with `result.streamed = false`.
 
-import type { Attempt, AttemptSetup } from "./transport.ts";
-import type { CoreKit } from "./core_kit.ts";
-import { core, useCore } from "./lazy_core.ts";
+import { Accumulator } from "../core/accumulator.ts";
+import type { ChatResult } from "../core/chat_result.ts";
+import { APIStatusError, StreamProtocolError } from "../core/error_classes.ts";
+import { isAPIStatusError } from "../core/error_guards.ts";
+import { malformedMessage } from "../core/error_messages.ts";
 import type { ProtocolRequest } from "../protocols/protocol.ts";
+import type { CallControl } from "./call_control.ts";
+import { withAttempts } from "./partial_outcome.ts";
+import { errorInBody, headersToRecord, pickRateLimit } from "./response.ts";
 import type { CallTarget } from "./retry_loop.ts";
-import type { RequestWhole } from "./streaming_refused.ts";
+import { Attempt, type AttemptConsumer, type AttemptSetup } from "./transport.ts";
 import type { Watchdog } from "./watchdog.ts";
+import { readText } from "./whole_body.ts";
 
-export function wholeAnswers(kit: CoreKit): RequestWhole {
-  useCore(kit);
-  return requestWhole;
+const REFUSED = "(?:not supported|unsupported|does not support|not available|not allowed|disabled)";
+/** "streaming is not supported for this model", "this model does not support streaming"… */
+const REFUSAL = new RegExp(`\\bstream(?:ing)?\\b[^.]*${REFUSED}|${REFUSED}[^.]*\\bstream`, "i");
+
+/** A `400` whose error names the `stream` parameter or says streaming is not supported. */
+export function isStreamingRefused(error: unknown): boolean {
+  if (!isAPIStatusError(error) || error.status !== 400) return false;
+  const body = error.body as { error?: unknown } | string | null;
+  const detail = typeof body === "object" && body !== null && "error" in body ? body.error : body;
+  if (typeof detail === "string") return REFUSAL.test(detail);
+  const { param, message } = (detail ?? {}) as { param?: unknown; message?: unknown };
+  return param === "stream" || (typeof message === "string" && REFUSAL.test(message));
 }
 
-const requestWhole: RequestWhole = async (
-  target,
-  protocol,
-  control,
-  consumer,
-  attempt,
-  maxBytes,
-) => {
+/** The one non-streaming request, answered as the usual events; errors carry `attempts`. */
+export async function requestWhole(
+  target: CallTarget,
+  control: CallControl,
+  consumer: AttemptConsumer,
+  attempt: number,
+  maxBytes: number,
+): Promise<ChatResult> {
+  const protocol = target.protocol;
   // The same Attempt as a streaming request: stoppable the same way, no credential in errors.
-  const request = new core.Attempt(control);
+  const request = new Attempt(control);
   const setup: AttemptSetup = {
     fetch: target.fetch,
     request: wholeRequest(target),
@@ -38,18 +56,18 @@ const requestWhole: RequestWhole = async (
       (watchdog) => readAnswer(request, setup, maxBytes, watchdog),
     );
     if (consumer.listening) consumer.push({ type: "open", attempt, status, headers });
-    const acc = new core.Accumulator(consumer.listening ? consumer : null);
+    const acc = new Accumulator(consumer.listening ? consumer : null);
     protocol.decodeMessage!(body, acc);
     const result = acc.toResult(attempt);
     result.target = target.info;
     result.streamed = false;
-    const rateLimit = core.pickRateLimit(headers);
+    const rateLimit = pickRateLimit(headers);
     if (rateLimit !== undefined) result.rateLimit = rateLimit;
     return result;
   } catch (error) {
-    throw core.withAttempts(control.stopError ?? request.failure ?? error, attempt);
+    throw withAttempts(control.stopError ?? request.failure ?? error, attempt);
   }
-};
+}
 
 /** `firstEventMs` bounds the wait for headers (sent once the reply is ready), then `idleMs`. */
 async function readAnswer(
@@ -60,22 +78,22 @@ async function readAnswer(
 ): Promise<{ status: number; headers: Record<string, string>; body: unknown }> {
   const response = await request.send(setup);
   watchdog.arm("idle");
-  const text = await core.readText(request, response, maxBytes, watchdog);
+  const text = await readText(request, response, maxBytes, watchdog);
   const { ok, status } = response;
-  const headers = core.headersToRecord(response.headers);
+  const headers = headersToRecord(response.headers);
   let body: unknown = text;
   try {
     body = JSON.parse(text);
   } catch (cause) {
     if (ok) {
-      throw new core.StreamProtocolError(
-        core.malformedMessage("the non-streaming answer is not JSON", text),
+      throw new StreamProtocolError(
+        malformedMessage("the non-streaming answer is not JSON", text),
         { cause },
       );
     }
   }
-  if (!ok) throw new core.APIStatusError(status, headers, body);
-  const reported = core.errorInBody(body, status, headers, setup.protocol);
+  if (!ok) throw new APIStatusError(status, headers, body);
+  const reported = errorInBody(body, status, headers, setup.protocol);
   if (reported !== undefined) throw reported;
   return { status, headers, body };
 }

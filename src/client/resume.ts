@@ -3,16 +3,26 @@
 // Events are numbered consecutively, so a resumed connection is checked at no per-event cost:
 // its first event must follow the last processed, and what it fed must reach its last id exactly.
 
+import { isRetryable } from "./retry_policy.ts";
+import {
+  isAPIStatusError,
+  isInterruptedError,
+  isUpstreamStreamError,
+} from "../core/error_guards.ts";
+import { fetchFollowing } from "./redirects.ts";
+import { noop } from "./call_control.ts";
+import { joinURL } from "../protocols/request.ts";
+import { parseOr } from "../protocols/output.ts";
+import { StreamProtocolError } from "../core/error_classes.ts";
 import type { EventSourceMessage } from "eventsource-parser";
 import type { Accumulator } from "../core/accumulator.ts";
 import type { CallControl, Cancellable } from "./call_control.ts";
-import type { CoreKit } from "./core_kit.ts";
-import type { StreamProtocolError } from "../core/error_classes.ts";
-import { core, useCore } from "./lazy_core.ts";
 import type { CallTarget } from "./retry_loop.ts";
 import type { SseFeed } from "./sse_feed.ts";
-import type { StreamRequest } from "./transport.ts";
+import type { AttemptStream, StreamRequest } from "./transport.ts";
 
+/** The response header of a resumable relay stream; its value is the stream id. */
+export const STREAM_ID_HEADER = "x-stopstream-stream-id";
 /** Bounds an unawaited cancel sent on the way out. */
 const CANCEL_TIMEOUT_MS = 5_000;
 /** An event id the next connection can be checked against: a safe decimal integer. */
@@ -20,9 +30,11 @@ const EVENT_NUMBER = /^(?:0|[1-9]\d{0,14})$/;
 /** An id that goes into a URL path: a server's word is not trusted to stay one segment. */
 const STREAM_ID = /^[\w-]{1,200}$/;
 
-export class Resumption implements Cancellable {
+/** One target's stream: resumable once a response says the server keeps it running. */
+export class ResumableStream implements AttemptStream, Cancellable {
   #target: CallTarget;
   #control: CallControl;
+  /** OpenAI Responses background mode: resumable from the first response on. */
   #background: boolean;
   #streamId: string | undefined = undefined;
   #feed: SseFeed | undefined = undefined;
@@ -37,10 +49,11 @@ export class Resumption implements Cancellable {
   /** The failure that cut the stream: the call's failure if it cannot be resumed after all. */
   #cut: unknown = undefined;
 
-  constructor(target: CallTarget, control: CallControl, background: boolean) {
+  constructor(target: CallTarget, control: CallControl) {
     this.#target = target;
     this.#control = control;
-    this.#background = background;
+    this.#background = target.protocol.name === "openai-responses" &&
+      target.body.background === true;
   }
 
   get acc(): Accumulator | undefined {
@@ -65,7 +78,9 @@ export class Resumption implements Cancellable {
     return { method: "GET", url: this.#url("streams", this.#streamId!, ""), headers };
   }
 
-  opened(id: string | undefined, feed: SseFeed, acc: Accumulator): void {
+  opened(headers: Record<string, string>, feed: SseFeed, acc: Accumulator): void {
+    const id = headers[STREAM_ID_HEADER];
+    if (id === undefined && !this.#background && this.#feed === undefined) return;
     this.#open = true;
     if (this.#after !== undefined) {
       feed.reconnect(this.#expectNext(this.#after));
@@ -85,7 +100,7 @@ export class Resumption implements Cancellable {
     this.#refused = this.#outOfOrder(feed, after);
     if (this.#refused !== undefined || exhausted) return undefined;
     // An error the stream itself reported is stored with it on the server: resuming replays it.
-    if (!core.isRetryable(error) || core.isUpstreamStreamError(error)) return undefined;
+    if (!isRetryable(error) || isUpstreamStreamError(error)) return undefined;
     if (after === undefined) return undefined;
     if (this.#open || this.#cut === undefined) this.#cut = error;
     this.#open = false;
@@ -102,7 +117,7 @@ export class Resumption implements Cancellable {
 
   /** Ends this stream; a resume that found it gone (404, 410) fails as the cut did. */
   failure(error: unknown): unknown {
-    const gone = this.#after !== undefined && core.isAPIStatusError(error) &&
+    const gone = this.#after !== undefined && isAPIStatusError(error) &&
       (error.status === 404 || error.status === 410);
     const cut = this.#cut;
     const refused = this.#refused;
@@ -120,16 +135,16 @@ export class Resumption implements Cancellable {
   cancel(reason: Error): void {
     // Only the caller's stop ends the answer on the server; after a total timeout it stays
     // there for whoever resumes it.
-    if (!core.isInterruptedError(reason) || this.#feed === undefined) return;
+    if (!isInterruptedError(reason) || this.#feed === undefined) return;
     const id = this.#background ? this.#responseId() : this.#streamId;
     if (id === undefined) return; // no response.created yet: nothing to name
     const url = this.#url(this.#background ? "responses" : "streams", id, "/cancel");
     // Redirects by hand, as for every keyed request; a refused one only means no cancel.
-    core.fetchFollowing(this.#target.fetch, url, {
+    fetchFollowing(this.#target.fetch, url, {
       method: "POST",
       headers: this.#headers("application/json"),
       signal: AbortSignal.timeout(CANCEL_TIMEOUT_MS),
-    }).then((response) => response.body?.cancel(), core.noop).catch(core.noop);
+    }).then((response) => response.body?.cancel(), noop).catch(noop);
   }
 
   #position(feed: SseFeed): string | undefined {
@@ -185,7 +200,7 @@ export class Resumption implements Cancellable {
   }
 
   #url(collection: "streams" | "responses", id: string, rest: string): string {
-    return core.joinURL(
+    return joinURL(
       this.#target.info.baseURL,
       `/${collection}/${encodeURIComponent(id)}${rest}`,
     );
@@ -193,7 +208,7 @@ export class Resumption implements Cancellable {
 }
 
 function sequenceNumber(data: string): unknown {
-  return (core.parseOr(data, undefined) as { sequence_number?: unknown } | null)?.sequence_number;
+  return (parseOr(data, undefined) as { sequence_number?: unknown } | null)?.sequence_number;
 }
 
 function notNext(after: string, got: unknown, background: boolean): StreamProtocolError {
@@ -204,13 +219,8 @@ function notNext(after: string, got: unknown, background: boolean): StreamProtoc
 }
 
 function refused(what: string, background: boolean): StreamProtocolError {
-  return new core.StreamProtocolError(
+  return new StreamProtocolError(
     `stopstream: the resumed stream ${what}, so part of the answer would be missing or ` +
       `repeated; the server must honour ${background ? "starting_after" : "Last-Event-ID"}`,
   );
-}
-
-export function resumption(kit: CoreKit): typeof Resumption {
-  useCore(kit);
-  return Resumption;
 }

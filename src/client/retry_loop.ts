@@ -4,19 +4,14 @@ import { Accumulator } from "../core/accumulator.ts";
 import type { CallControl } from "./call_control.ts";
 import { InterruptedError } from "../core/error_classes.ts";
 import { isAPIStatusError } from "../core/error_guards.ts";
-import { isStreamingRefused, requestWhole } from "./streaming_refused.ts";
+import { isStreamingRefused, requestWhole } from "./non_streaming.ts";
 import { partialOutcome, withAttempts } from "./partial_outcome.ts";
-import {
-  type LazyProtocol,
-  loadProtocol,
-  type Protocol,
-  type ProtocolRequest,
-} from "../protocols/protocol.ts";
+import type { Protocol, ProtocolRequest } from "../protocols/protocol.ts";
 import type { RetryBudget } from "../core/retry_budget.ts";
 import { backoffDelay, type BackoffOptions, isRetryable } from "./retry_policy.ts";
 import { sleep } from "./sleep.ts";
 import { pickRateLimit } from "./response.ts";
-import { ResumableStream } from "./resumable.ts";
+import { ResumableStream } from "./resume.ts";
 import { Attempt, type AttemptConsumer } from "./transport.ts";
 import type { PartialPolicy } from "../core/chat_options.ts";
 import type { ChatResult, ResultTarget } from "../core/chat_result.ts";
@@ -24,7 +19,7 @@ import type { AttemptTimeouts } from "./watchdog.ts";
 
 export interface CallTarget {
   info: ResultTarget;
-  protocol: Protocol | LazyProtocol;
+  protocol: Protocol;
   body: Record<string, unknown>;
   request: ProtocolRequest;
   rebuild(body: Record<string, unknown>): ProtocolRequest;
@@ -67,15 +62,12 @@ export async function runCall(
       if (attempts === 1) plan.budget?.deposit();
       const acc = stream.acc ?? new Accumulator(consumer.listening ? consumer : null, previous);
       const attempt = new Attempt(control);
-      let protocol: Protocol | undefined;
       try {
-        // A protocol that fails to load is a ConnectionError, retried like one.
-        protocol = await loadProtocol(target.protocol, control, target.timeouts.headersMs);
         const headers = await attempt.run(
           {
             fetch: target.fetch,
             request: stream.request() ?? request,
-            protocol,
+            protocol: target.protocol,
             timeouts: target.timeouts,
             maxEventBytes: plan.maxEventBytes,
             attempt: attempts,
@@ -95,9 +87,8 @@ export async function runCall(
         if (control.stopError !== undefined) throw control.stopError;
         const exhausted = retry >= target.maxRetries;
         // A stream the server keeps running resumes where it broke off, repeating nothing, so
-        // delivered content does not matter; a stop while the resume client loads still wins.
-        const resumeAfter = await stream.resumeAfter(caught, exhausted);
-        if (control.stopError !== undefined) throw control.stopError;
+        // delivered content does not matter.
+        const resumeAfter = stream.resumeAfter(caught, exhausted);
         const fresh = resumeAfter === undefined;
         const error = fresh ? stream.failure(caught) : caught;
         lastError = error;
@@ -116,10 +107,9 @@ export async function runCall(
             request = target.rebuild(target.protocol.continuationBody!(target.body, acc.content));
           }
         } else if (fresh && (!retryable || exhausted)) {
-          if (isStreamingRefused(error) && protocol?.decodeMessage !== undefined) {
+          if (isStreamingRefused(error) && target.protocol.decodeMessage !== undefined) {
             return await requestWhole(
               target,
-              protocol,
               control,
               consumer,
               ++control.attempts,

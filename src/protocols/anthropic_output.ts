@@ -1,9 +1,9 @@
 // The assistant message of an Anthropic answer: every block in order, to send back unchanged.
 
+import { citation, mergeDelta, parseOr } from "./output.ts";
 import type { Accumulator, OutputAssembler } from "../core/accumulator.ts";
 import type { ChatResult, Citation, ReasoningDetail } from "../core/chat_result.ts";
 import type { EventData } from "./event_data.ts";
-import { core } from "../client/lazy_core.ts";
 
 /** Kinds of block, by where their content is kept while streaming. */
 const TEXT = 0;
@@ -101,7 +101,7 @@ export class AnthropicOutput implements OutputAssembler {
         break;
       }
       default:
-        core.mergeDelta(record.block, delta);
+        mergeDelta(record.block, delta);
     }
   }
 
@@ -123,7 +123,7 @@ export class AnthropicOutput implements OutputAssembler {
         if (Array.isArray(block.citations)) {
           for (const c of block.citations) {
             (citations ??= []).push(
-              core.citation(
+              citation(
                 c?.url ?? (c?.type === "search_result_location" ? c.source : undefined),
                 c?.title ?? c?.document_title,
                 c?.cited_text,
@@ -143,9 +143,9 @@ export class AnthropicOutput implements OutputAssembler {
         (details ??= []).push({ type: "thinking", thinking, signature });
       } else if (kind === TOOL) {
         const args = acc.toolCalls[record.slot]?.arguments ?? "";
-        content.push({ ...block, input: core.parseOr(args, block.input ?? {}) });
+        content.push({ ...block, input: parseOr(args, block.input ?? {}) });
       } else if (kind === INPUT && record.tail !== "") {
-        content.push({ ...block, input: core.parseOr(record.tail, block.input ?? {}) });
+        content.push({ ...block, input: parseOr(record.tail, block.input ?? {}) });
       } else {
         content.push(block);
         if (block.type === "redacted_thinking") {

@@ -1,5 +1,5 @@
+import { usage } from "./usage.ts";
 import type { Usage } from "../core/chat_result.ts";
-import { core } from "../client/lazy_core.ts";
 
 /** Usage as Anthropic reports it (`message_start.message.usage`, `message_delta.usage`). */
 export interface AnthropicUsage {
@@ -68,5 +68,5 @@ export function anthropicUsage(raw: AnthropicUsage): Usage {
   const cacheRead = raw.cache_read_input_tokens;
   const inputTokens = (raw.input_tokens ?? 0) + (raw.cache_creation_input_tokens ?? 0) +
     (cacheRead ?? 0);
-  return core.usage(inputTokens, raw.output_tokens ?? 0, undefined, cacheRead, undefined, raw);
+  return usage(inputTokens, raw.output_tokens ?? 0, undefined, cacheRead, undefined, raw);
 }

@@ -1,9 +1,9 @@
 // A Responses answer's items as sent (each `output_item.done` is whole); a cut-off one is patched.
 
+import { citation } from "./output.ts";
 import type { Accumulator, OutputAssembler } from "../core/accumulator.ts";
 import type { ChatResult, Citation } from "../core/chat_result.ts";
 import type { EventData } from "./event_data.ts";
-import { core } from "../client/lazy_core.ts";
 
 /** Output item types the caller must act on → their `ToolCall.type`. */
 export const CALL_KINDS: Record<string, string | undefined> = {
@@ -73,7 +73,7 @@ export class ResponsesOutput implements OutputAssembler {
           const start = a?.start_index ?? a?.index;
           const end = a?.end_index ?? a?.index;
           (citations ??= []).push(
-            core.citation(
+            citation(
               a?.url,
               a?.title ?? a?.filename,
               undefined,

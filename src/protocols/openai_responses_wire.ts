@@ -1,7 +1,8 @@
+import { upstreamError } from "./upstream_error.ts";
+import { usage } from "./usage.ts";
 import type { UpstreamStreamError } from "../core/error_classes.ts";
 import type { Usage } from "../core/chat_result.ts";
 import type { EventData } from "./event_data.ts";
-import { core } from "../client/lazy_core.ts";
 
 /** Usage as the Responses API reports it. */
 export interface ResponsesUsage {
@@ -132,7 +133,7 @@ export type ResponsesStreamEvent =
 
 /** An `error` event, a `response.failed` event or an `{"error": {…}}` body. */
 export function responsesError(payload: unknown): UpstreamStreamError {
-  if (typeof payload === "string") return core.upstreamError(payload);
+  if (typeof payload === "string") return upstreamError(payload);
   const p = (payload ?? {}) as EventData;
   // `error` events: code and message at the top level (some servers: in `error`);
   // `response.failed`: in `response.error` (some servers: `error`); error bodies: in `error`.
@@ -147,11 +148,11 @@ export function responsesError(payload: unknown): UpstreamStreamError {
     ? fields.type
     : undefined;
   const message = typeof fields.message === "string" ? fields.message : JSON.stringify(fields);
-  return core.upstreamError({ error: { type: code, message } }, payload);
+  return upstreamError({ error: { type: code, message } }, payload);
 }
 
 export function responsesUsage(raw: ResponsesUsage): Usage {
-  return core.usage(
+  return usage(
     raw.input_tokens ?? 0,
     raw.output_tokens ?? 0,
     raw.total_tokens,

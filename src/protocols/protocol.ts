@@ -1,7 +1,6 @@
 // The seam between the retry loop and a wire protocol (one file here, one line in registry.ts).
 
 import type { Accumulator } from "../core/accumulator.ts";
-import type { CallControl } from "../client/call_control.ts";
 import type { ProtocolName } from "../core/chat_options.ts";
 
 /** One target's request inputs, fallback entries already merged in. */
@@ -40,34 +39,15 @@ export interface StreamDecoder {
   onText?(text: string): void;
 }
 
-export interface ProtocolDecoding {
+/** A wire protocol: how it asks, how it reads what comes back. */
+export interface Protocol {
+  readonly name: ProtocolName;
+  buildRequest(target: RequestTarget): ProtocolRequest;
   createDecoder(acc: Accumulator): StreamDecoder;
   /** An error object in a JSON body (status 200) or in the stream; `undefined` if not one. */
   toUpstreamError(payload: unknown): Error | undefined;
   /** A whole non-streaming answer; without it there is no non-streaming fallback. */
   decodeMessage?(message: unknown, acc: Accumulator): void;
-}
-
-/** Small, and in every bundle: `streamChat` builds the request before it returns. */
-export interface ProtocolRequests {
-  readonly name: ProtocolName;
-  buildRequest(target: RequestTarget): ProtocolRequest;
   /** Absent when the protocol cannot ask for the rest of a cut-off text answer. */
   continuationBody?(body: Record<string, unknown>, partialText: string): Record<string, unknown>;
-}
-
-export interface Protocol extends ProtocolRequests, ProtocolDecoding {}
-
-/** Decoding loaded on first use (`src/client/lazy.ts`), so a splitting bundler gives it its own chunk. */
-export interface LazyProtocol extends ProtocolRequests {
-  /** A stop of `control` ends the wait, and so does `limitMs` (a `ConnectionError`). */
-  load(control: CallControl, limitMs?: number): Protocol | Promise<Protocol>;
-}
-
-export function loadProtocol(
-  protocol: Protocol | LazyProtocol,
-  control: CallControl,
-  limitMs?: number,
-): Protocol | Promise<Protocol> {
-  return "createDecoder" in protocol ? protocol : protocol.load(control, limitMs);
 }

@@ -13,7 +13,7 @@
 
 import type * as Stopstream from "../../src/index.ts";
 import type { FaultStats } from "../support/fault_handler.ts";
-import { lazyProtocolCases } from "./lazy_protocols.ts";
+import { protocolCases } from "./protocol_cases.ts";
 
 /**
  * The library module, as the runtime under test loads it.
@@ -457,5 +457,5 @@ export const cases: readonly ConformanceCase[] = [
       }
     },
   },
-  ...lazyProtocolCases,
+  ...protocolCases,
 ];

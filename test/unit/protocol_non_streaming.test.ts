@@ -12,7 +12,7 @@ import {
   isTimeoutError,
   streamChat,
 } from "../../src/index.ts";
-import { isStreamingRefused } from "../../src/client/streaming_refused.ts";
+import { isStreamingRefused } from "../../src/client/non_streaming.ts";
 import { useMswServer } from "../support/msw.ts";
 import { anthropicWire } from "./fixtures/anthropic_wire.ts";
 import { responsesWire } from "./fixtures/responses_wire.ts";

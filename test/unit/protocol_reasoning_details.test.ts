@@ -7,8 +7,7 @@ import { HttpResponse } from "msw";
 import { describe, expect, test } from "vitest";
 import { Accumulator } from "../../src/core/accumulator.ts";
 import { streamChat } from "../../src/index.ts";
-import { anthropicDecoding } from "../../src/protocols/anthropic_decoder.ts";
-import { CORE_KIT } from "../../src/client/core_kit.ts";
+import { anthropicMessages } from "../../src/protocols/anthropic_messages.ts";
 import { useMswServer } from "../support/msw.ts";
 import { anthropicWire } from "./fixtures/anthropic_wire.ts";
 import { responsesWire } from "./fixtures/responses_wire.ts";
@@ -234,7 +233,7 @@ describe("protocols without signed thinking", () => {
 describe("reasoning blocks", () => {
   test("reasoning text reaches only the open block's entry, and a closed entry gets no more", () => {
     const acc = new Accumulator(null);
-    const decoder = anthropicDecoding(CORE_KIT).createDecoder(acc);
+    const decoder = anthropicMessages.createDecoder(acc);
     const send = (data: Record<string, unknown>): void => {
       decoder.onEvent(undefined, JSON.stringify(data));
     };

@@ -25,7 +25,7 @@ function figures(text: string): string[] {
 }
 
 // Targets and budgets, not measurements.
-const LIMITS = new Set(["15 KB", "1.3×"]);
+const LIMITS = new Set(["20 KB", "1.3×"]);
 
 test("the README's benchmark table is BENCHMARKS.md's headline run", () => {
   const headline = section(report, "Headline");

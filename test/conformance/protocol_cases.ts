@@ -1,10 +1,7 @@
 /**
- * Conformance cases for the code that loads on first use (`src/client/lazy.ts`): the decoders of two
- * protocols, the resumable-stream client (`src/client/resumable.ts`) and the non-streaming fallback
- * (`src/client/streaming_refused.ts`). In each runtime the suite runs
- * in, no other case uses them, so this is the first use in a fresh module graph and the
- * `import()` is resolved by that runtime's own loader (in Chromium, a chunk fetched by the page).
- * The answers come from an injected `fetch`: what is checked is the loading, not the network.
+ * Conformance cases for what the first cases do not touch: the Anthropic and Responses
+ * decoders, a resumable stream's resume, and the non-streaming fallback. The answers come from an
+ * injected `fetch`: what is checked is the runtime, not the network.
  *
  * @module
  */
@@ -53,12 +50,12 @@ function sseFetch(events: ReadonlyArray<readonly [string, unknown]>): typeof fet
     );
 }
 
-function lazyCase(
+function protocolCase(
   protocol: "anthropic-messages" | "openai-responses",
   events: ReadonlyArray<readonly [string, unknown]>,
 ): ConformanceCase {
   return {
-    name: `the ${protocol} decoder loads on the first call and streams its answer`,
+    name: `the ${protocol} protocol streams its answer`,
     async run(ctx) {
       const stream = ctx.lib.streamChat({
         baseURL: "https://provider.invalid/v1",
@@ -90,7 +87,7 @@ const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
  * drops after event 2; `GET …/streams/{id}` with `Last-Event-ID: 2` sends the rest.
  */
 const resumableCase: ConformanceCase = {
-  name: "the resumable-stream client loads when a stream is resumable, and resumes a drop",
+  name: "a resumable stream resumes a drop where it broke off",
   async run(ctx) {
     const seen: string[] = [];
     const sse = (id: number, data: string) => `id: ${id}\ndata: ${data}\n\n`;
@@ -144,10 +141,10 @@ const resumableCase: ConformanceCase = {
 
 /**
  * A provider that refuses to stream this model (`400`, `param: "stream"`): the non-streaming
- * fallback loads and the one whole answer arrives as the same events.
+ * fallback makes one whole request, whose answer arrives as the same events.
  */
 const nonStreamingCase: ConformanceCase = {
-  name: "the non-streaming fallback loads when a provider refuses to stream",
+  name: "a provider that refuses to stream gets one non-streaming request",
   async run(ctx) {
     const seen: unknown[] = [];
     const fetch: typeof globalThis.fetch = async (input, init) => {
@@ -183,17 +180,17 @@ const nonStreamingCase: ConformanceCase = {
 };
 
 /**
- * The cases: one per lazily loaded protocol, the resumable-stream client and the non-streaming
+ * The cases: one per protocol beyond openai-chat, the resumable stream and the non-streaming
  * fallback.
  *
  * @example
  * ```ts
- * for (const c of lazyProtocolCases) await c.run(ctx);
+ * for (const c of protocolCases) await c.run(ctx);
  * ```
  */
-export const lazyProtocolCases: readonly ConformanceCase[] = [
-  lazyCase("anthropic-messages", ANTHROPIC_SSE),
-  lazyCase("openai-responses", RESPONSES_SSE),
+export const protocolCases: readonly ConformanceCase[] = [
+  protocolCase("anthropic-messages", ANTHROPIC_SSE),
+  protocolCase("openai-responses", RESPONSES_SSE),
   resumableCase,
   nonStreamingCase,
 ];
