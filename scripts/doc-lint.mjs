@@ -17,10 +17,6 @@ const KNOWN = new Map([
     "Hono is the peer dependency's own class; re-exporting it would make it ours",
   ],
   [
-    "public type 'ChatStream' references private type 'AttemptConsumer'",
-    "an internal interface in `implements`; dropping the clause or exporting it is a code change",
-  ],
-  [
     "public type 'RelayOptions[\"demo\"]' references private type 'DemoUpstreamOptions'",
     "the demo's options are not exported from stopstream/hono yet",
   ],

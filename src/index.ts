@@ -4,8 +4,7 @@
  * @module
  */
 
-export { streamChat } from "./client/stream_chat.ts";
-export { ChatStream } from "./client/chat_stream.ts";
+export { ChatStream, streamChat } from "./client/stream_chat.ts";
 export { createRetryBudget } from "./core/retry_budget.ts";
 export type { RetryBudget, RetryBudgetOptions } from "./core/retry_budget.ts";
 export {

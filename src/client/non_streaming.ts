@@ -11,7 +11,7 @@ import type { ProtocolRequest } from "../protocols/protocol.ts";
 import type { CallControl } from "./call_control.ts";
 import { withAttempts } from "./partial_outcome.ts";
 import { errorInBody, headersToRecord, pickRateLimit } from "./response.ts";
-import type { CallTarget } from "./retry_loop.ts";
+import type { CallTarget } from "./plan.ts";
 import { Attempt, type AttemptConsumer, type AttemptSetup } from "./transport.ts";
 import type { Watchdog } from "./watchdog.ts";
 import { readText } from "./whole_body.ts";

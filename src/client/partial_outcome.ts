@@ -1,6 +1,6 @@
 import type { Accumulator } from "../core/accumulator.ts";
 import { PartialStreamError } from "../core/error_classes.ts";
-import type { CallPlan, CallTarget } from "./retry_loop.ts";
+import type { CallPlan, CallTarget } from "./plan.ts";
 import type { ChatResult } from "../core/chat_result.ts";
 
 /** A partial result ends in `"error"` whatever the provider said (see `providerFinishReason`). */

@@ -17,7 +17,7 @@ import { StreamProtocolError } from "../core/error_classes.ts";
 import type { EventSourceMessage } from "eventsource-parser";
 import type { Accumulator } from "../core/accumulator.ts";
 import type { CallControl, Cancellable } from "./call_control.ts";
-import type { CallTarget } from "./retry_loop.ts";
+import type { CallTarget } from "./plan.ts";
 import type { SseFeed } from "./sse_feed.ts";
 import type { AttemptStream, StreamRequest } from "./transport.ts";
 

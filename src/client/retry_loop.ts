@@ -6,39 +6,13 @@ import { InterruptedError } from "../core/error_classes.ts";
 import { isAPIStatusError } from "../core/error_guards.ts";
 import { isStreamingRefused, requestWhole } from "./non_streaming.ts";
 import { partialOutcome, withAttempts } from "./partial_outcome.ts";
-import type { Protocol, ProtocolRequest } from "../protocols/protocol.ts";
-import type { RetryBudget } from "../core/retry_budget.ts";
-import { backoffDelay, type BackoffOptions, isRetryable } from "./retry_policy.ts";
+import { backoffDelay, isRetryable } from "./retry_policy.ts";
 import { sleep } from "./sleep.ts";
 import { pickRateLimit } from "./response.ts";
 import { ResumableStream } from "./resume.ts";
 import { Attempt, type AttemptConsumer } from "./transport.ts";
-import type { PartialPolicy } from "../core/chat_options.ts";
-import type { ChatResult, ResultTarget } from "../core/chat_result.ts";
-import type { AttemptTimeouts } from "./watchdog.ts";
-
-export interface CallTarget {
-  info: ResultTarget;
-  protocol: Protocol;
-  body: Record<string, unknown>;
-  request: ProtocolRequest;
-  rebuild(body: Record<string, unknown>): ProtocolRequest;
-  fetch: typeof fetch;
-  maxRetries: number;
-  backoff: BackoffOptions;
-  timeouts: AttemptTimeouts;
-}
-
-export interface CallPlan {
-  targets: CallTarget[];
-  signal: AbortSignal | undefined;
-  /** Epoch ms when `totalMs` runs out, or `Infinity`; set at start. */
-  deadline: number;
-  totalMs: number;
-  maxEventBytes: number;
-  onPartial: PartialPolicy;
-  budget: RetryBudget | undefined;
-}
+import type { ChatResult } from "../core/chat_result.ts";
+import type { CallPlan } from "./plan.ts";
 
 export async function runCall(
   plan: CallPlan,

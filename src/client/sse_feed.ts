@@ -16,9 +16,15 @@ const CR = 13;
 // node plus a string, so empty lines would grow the heap far beyond the bytes on the wire.
 const LINE_COST = 64;
 
+/** A protocol's decoder, or a wrapper in front of one that also sees each chunk's text. */
+export interface FeedDecoder extends StreamDecoder {
+  /** The text of each chunk, before its events are parsed (the relay's fast path). */
+  onText?(text: string): void;
+}
+
 /** Callbacks are created once per attempt; per event the only work is the decoder's. */
 export class SseFeed {
-  readonly decoder: StreamDecoder;
+  readonly decoder: FeedDecoder;
   terminal = false;
   progress = 0;
   /** Events decoded, on every connection this feed read (a resumed stream goes on counting). */
@@ -31,7 +37,7 @@ export class SseFeed {
   #budget: EventBudget;
   #checkFirst: ((message: EventSourceMessage) => void) | undefined = undefined;
 
-  constructor(decoder: StreamDecoder, maxEventBytes: number) {
+  constructor(decoder: FeedDecoder, maxEventBytes: number) {
     this.decoder = decoder;
     this.#budget = new EventBudget(maxEventBytes);
     this.#parser = createParser({

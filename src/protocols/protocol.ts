@@ -35,8 +35,6 @@ export interface StreamDecoder {
   endedCleanly(): boolean;
   /** The last event's position as the provider numbers it (Responses): resumes go on after it. */
   readonly cursor?: unknown;
-  /** Each chunk of body text before it is parsed (the relay's fast path checks against it). */
-  onText?(text: string): void;
 }
 
 /** A wire protocol: how it asks, how it reads what comes back. */

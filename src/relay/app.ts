@@ -1,8 +1,7 @@
 import { Hono } from "hono";
 import { cors } from "hono/cors";
 import { createDemoUpstream, DEMO_FAULT_HEADER } from "../apps/demo/upstream.ts";
-import { ChatStream } from "../client/chat_stream.ts";
-import { planCall } from "../client/stream_chat.ts";
+import { Call, planCall } from "../client/internal.ts";
 import type { StreamChatOptions } from "../core/chat_options.ts";
 import { createKeyCheck } from "./auth.ts";
 import { callerDrop } from "../apps/demo/caller_drop.ts";
@@ -183,7 +182,7 @@ export function createRelay(options: RelayOptions = {}): Hono {
       const plan = planCall(local);
       const logprobs: LogprobsTap = { lists: undefined };
       collectLogprobs(plan, logprobs);
-      const chat = new ChatStream(plan);
+      const chat = new Call(plan);
       const answer = chat.result.catch((error: unknown) => {
         throw overLimit ? answerTooLarge(config.maxStreamBytes) : error;
       }).then((result) => {

@@ -20,7 +20,9 @@ export interface ForwardedEvents {
   piece: string | undefined;
 }
 
-export type RelayEvent = StreamEvent | ForwardedEvents | UpstreamFields;
+/** What the relay's decoders queue beside the client's events. */
+export type RelayItem = ForwardedEvents | UpstreamFields;
+export type RelayEvent = StreamEvent | RelayItem;
 
 /** OpenAI `chat.completion.chunk` events, whatever protocol the upstream speaks. */
 export class ChunkEncoder {

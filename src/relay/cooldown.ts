@@ -1,5 +1,5 @@
 import { isInterruptedError, isPartialStreamError } from "../core/error_guards.ts";
-import { isRetryable } from "../client/retry_policy.ts";
+import { isRetryable } from "../client/internal.ts";
 
 /** Consecutive failures count only within this span (from the first of them). */
 const WINDOW_MS = 30_000;

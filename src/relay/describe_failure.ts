@@ -11,7 +11,7 @@ import {
 } from "../core/error_guards.ts";
 import { quoted } from "../core/error_messages.ts";
 import { excerpt, redact, redactMasked } from "../core/redact.ts";
-import { retryAfterMs } from "../client/retry_policy.ts";
+import { retryAfterMs } from "../client/internal.ts";
 import type { RelayFailure } from "./error_response.ts";
 
 /** Longest upstream error text passed on; redacted before it is cut. */

@@ -1,11 +1,8 @@
 import type { Accumulator } from "../core/accumulator.ts";
-import { ChatStream } from "../client/chat_stream.ts";
+import { Call, type FeedDecoder, planCall, wrapDecoders } from "../client/internal.ts";
 import { EVENT_PROGRESS, type EventOutcome, type StreamDecoder } from "../protocols/protocol.ts";
-import type { CallPlan } from "../client/retry_loop.ts";
-import { planCall } from "../client/stream_chat.ts";
 import type { StreamChatOptions } from "../core/chat_options.ts";
-import type { StreamEvent } from "../core/chat_result.ts";
-import type { ChunkEncoder, ForwardedEvents } from "./chunks.ts";
+import type { ChunkEncoder, ForwardedEvents, RelayItem } from "./chunks.ts";
 import { UPSTREAM_FIELDS, upstreamFields } from "./upstream_fields.ts";
 import type { PieceTap } from "./upstream_body.ts";
 
@@ -41,9 +38,10 @@ export function forwardable(data: string): boolean {
  * with the client's events. A batch keeps its piece's bytes only if every event of the piece
  * joined it: the relay takes a batch after the whole piece is parsed (one synchronous call).
  */
-class ForwardingDecoder implements StreamDecoder {
+class ForwardingDecoder implements FeedDecoder {
   #inner: StreamDecoder;
   #acc: Accumulator;
+  #queue: Call<RelayItem>;
   #encoder: ChunkEncoder;
   #tap: PieceTap | undefined;
   #batch: ForwardedEvents | undefined = undefined;
@@ -59,9 +57,11 @@ class ForwardingDecoder implements StreamDecoder {
     acc: Accumulator,
     encoder: ChunkEncoder,
     tap: PieceTap | undefined,
+    queue: Call<RelayItem>,
   ) {
     this.#inner = inner;
     this.#acc = acc;
+    this.#queue = queue;
     this.#encoder = encoder;
     this.#tap = tap;
     // The attempt that delivers is the last: its calls are the ones the encoder writes.
@@ -89,8 +89,7 @@ class ForwardingDecoder implements StreamDecoder {
         const piece = bytes === undefined ? undefined : this.#text;
         this.#batch = { type: "forwarded", text: `data: ${data}\n\n`, sealed: false, bytes, piece };
         if (bytes !== undefined) this.#whole = this.#batch;
-        // Not a public event: only the relay, which encodes it, iterates this stream.
-        sink.push(this.#batch as unknown as StreamEvent);
+        this.#queue.push(this.#batch);
       }
       // More content is likely next: its first bytes need not be a read of their own.
       if (tap !== undefined) tap.coalesce = true;
@@ -106,7 +105,7 @@ class ForwardingDecoder implements StreamDecoder {
     // Queued before what the decoder makes of the event, so they go out on its chunk.
     if (sink !== null && UPSTREAM_FIELDS.test(data)) {
       const fields = upstreamFields(data);
-      if (fields !== undefined) sink.push(fields as unknown as StreamEvent);
+      if (fields !== undefined) this.#queue.push(fields);
     }
     const outcome = this.#inner.onEvent(event, data);
     if (!before && acc.delivered) {
@@ -126,21 +125,6 @@ class ForwardingDecoder implements StreamDecoder {
   }
 }
 
-export function wrapOpenAIChatDecoders(
-  plan: CallPlan,
-  wrap: (decoder: StreamDecoder, acc: Accumulator) => StreamDecoder,
-): void {
-  for (const target of plan.targets) {
-    const protocol = target.protocol;
-    if (protocol.name === "openai-chat" && "createDecoder" in protocol) {
-      target.protocol = {
-        ...protocol,
-        createDecoder: (acc) => wrap(protocol.createDecoder(acc), acc),
-      };
-    }
-  }
-}
-
 /**
  * `streamChat` where the `openai-chat` events the relay need not change go on as they arrived.
  * Only an iterated stream forwards, and then `result.content` lacks what was forwarded.
@@ -149,11 +133,13 @@ export function relayChat(
   options: StreamChatOptions,
   encoder: ChunkEncoder,
   tap?: PieceTap,
-): ChatStream {
+): Call<RelayItem> {
   const plan = planCall(options);
-  wrapOpenAIChatDecoders(
+  const call = new Call<RelayItem>(plan);
+  wrapDecoders(
     plan,
-    (decoder, acc) => new ForwardingDecoder(decoder, acc, encoder, tap),
+    "openai-chat",
+    (decoder, acc) => new ForwardingDecoder(decoder, acc, encoder, tap, call),
   );
-  return new ChatStream(plan);
+  return call;
 }

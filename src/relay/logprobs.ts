@@ -1,6 +1,5 @@
-import type { CallPlan } from "../client/retry_loop.ts";
+import { type CallPlan, wrapDecoders } from "../client/internal.ts";
 import type { EventOutcome, StreamDecoder } from "../protocols/protocol.ts";
-import { wrapOpenAIChatDecoders } from "./forward.ts";
 import { joinLogprobs, UPSTREAM_FIELDS, upstreamFields } from "./upstream_fields.ts";
 
 /** The logprobs of the attempt that answered, per list (`content`, `refusal`), in order. */
@@ -13,7 +12,7 @@ export interface LogprobsTap {
  * over: its answer is the one that counts.
  */
 export function collectLogprobs(plan: CallPlan, tap: LogprobsTap): void {
-  wrapOpenAIChatDecoders(plan, (decoder) => new LogprobsDecoder(decoder, tap));
+  wrapDecoders(plan, "openai-chat", (decoder) => new LogprobsDecoder(decoder, tap));
 }
 
 class LogprobsDecoder implements StreamDecoder {

@@ -2,7 +2,7 @@
 // the status. Numbers and fixed words only, never upstream text: none can leak a key or a host.
 
 import { isAPIStatusError, isTimeoutError } from "../core/error_guards.ts";
-import { retryAfterMs } from "../client/retry_policy.ts";
+import { retryAfterMs } from "../client/internal.ts";
 import { ChunkEncoder, type RelayEvent } from "./chunks.ts";
 
 export const PROGRESS_HEADER = "x-stopstream-progress";

@@ -1,9 +1,9 @@
 // The status waits for an upstream 200 or the commit time, so an early failure is a real HTTP
 // error. Workers learn a caller left only when a write fails: keep-alives are those writes.
 
-import type { ChatStream } from "../client/chat_stream.ts";
+import type { Call } from "../client/internal.ts";
 import { isInterruptedError } from "../core/error_guards.ts";
-import { type ChunkEncoder, DONE_EVENT, type RelayEvent } from "./chunks.ts";
+import { type ChunkEncoder, DONE_EVENT, type RelayEvent, type RelayItem } from "./chunks.ts";
 import { COMMIT, commitTiming, raceCommit } from "./commit.ts";
 import { describeFailure } from "./describe_failure.ts";
 import { errorEvent, errorResponse, type RelayFailure } from "./error_response.ts";
@@ -27,7 +27,7 @@ const noop = (): void => {};
 const sameIndex = (target: number): number => target;
 
 export interface RelayedStream {
-  stream: ChatStream;
+  stream: Call<RelayItem>;
   /** Wired into `streamChat`'s `signal`. */
   abort: AbortController;
   encoder: ChunkEncoder;
@@ -42,7 +42,7 @@ export interface RelayedStream {
 export async function sseResponse(call: RelayedStream): Promise<Response> {
   const commitAt = Date.now() + commitTiming(call.keepAliveMs).commitMs;
   // Forwarded upstream events come through as well (forward.ts).
-  const iterator = call.stream[Symbol.asyncIterator]() as AsyncIterator<RelayEvent>;
+  const iterator = call.stream[Symbol.asyncIterator]();
   let pending: Promise<IteratorResult<RelayEvent>> | undefined = iterator.next();
   let buffered = "";
   let ended = false;

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { ChatStream } from "../../src/client/chat_stream.ts";
+import type { ChatStream } from "../../src/client/stream_chat.ts";
 import type { ChatResult, StreamEvent } from "../../src/core/chat_result.ts";
 
 const encoder = new TextEncoder();

@@ -3,7 +3,7 @@
  * timer at once, so a backoff past it must never reach one (a load limit past it: lazy.test.ts).
  */
 import { expect, test } from "vitest";
-import type { ChatStream } from "../../src/client/chat_stream.ts";
+import type { ChatStream } from "../../src/client/stream_chat.ts";
 import { streamChat } from "../../src/client/stream_chat.ts";
 import type { StreamEvent } from "../../src/core/chat_result.ts";
 import { jsonReply, useMockUpstream } from "../support/msw.ts";

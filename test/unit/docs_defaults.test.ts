@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { relayOptionsFromEnv } from "../../src/relay/env.ts";
 import { resolveRelayOptions } from "../../src/relay/options.ts";
-import { planCall } from "../../src/client/stream_chat.ts";
+import { planCall } from "../../src/client/plan.ts";
 
 const root = new URL("../../", import.meta.url);
 const doc = (path: string) => readFileSync(new URL(path, root), "utf8");

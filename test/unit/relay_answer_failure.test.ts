@@ -6,8 +6,8 @@
  */
 
 import { expect, test } from "vitest";
-import type { ChatStream } from "../../src/client/chat_stream.ts";
-import type { ChunkEncoder } from "../../src/relay/chunks.ts";
+import type { Call } from "../../src/client/internal.ts";
+import type { ChunkEncoder, RelayItem } from "../../src/relay/chunks.ts";
 import { sseResponse } from "../../src/relay/sse_response.ts";
 
 test("an exception while writing the answer ends it with an error event and stops the call", async () => {
@@ -18,7 +18,7 @@ test("an exception while writing the answer ends it with an error event and stop
       yield* events;
       await new Promise(() => {}); // the upstream goes on (nothing more to read here)
     },
-  } as unknown as ChatStream;
+  } as unknown as Call<RelayItem>;
   const encoder = {
     started: false,
     takeBytes: () => undefined,

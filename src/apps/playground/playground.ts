@@ -110,7 +110,7 @@ section:has(> div:empty:last-child) { display: none; }
 const SCRIPT = `
 import {
   isAPIStatusError, isInterruptedError, isPartialStreamError, streamChat,
-} from "../../relay/stopstream.js";
+} from "./stopstream.js";
 ${TIMELINE_SCRIPT}
 ${PAGE_SCRIPT}`;
 

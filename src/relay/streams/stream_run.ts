@@ -1,9 +1,9 @@
 /** The upstream call of one resumable stream: it runs whether or not anyone reads. */
 
-import type { ChatStream } from "../../client/chat_stream.ts";
+import type { Call } from "../../client/internal.ts";
 import { createDemoUpstream } from "../../apps/demo/upstream.ts";
 import type { StreamChatOptions } from "../../core/chat_options.ts";
-import { type ChunkEncoder, DONE_EVENT, type RelayEvent } from "../chunks.ts";
+import { type ChunkEncoder, DONE_EVENT, type RelayItem } from "../chunks.ts";
 import { commitTiming } from "../commit.ts";
 import { describeFailure } from "../describe_failure.ts";
 import { errorEvent, type RelayFailure } from "../error_response.ts";
@@ -71,7 +71,7 @@ export class StreamRun {
   #commit!: (failure: RelayFailure | undefined) => void;
   #plan: StartPlan;
   #log: EventLog;
-  #chat: ChatStream;
+  #chat: Call<RelayItem>;
   #encoder: ChunkEncoder;
   #outcomes = new CallOutcomes();
 
@@ -135,13 +135,13 @@ export class StreamRun {
   }
 
   async #pump(
-    chat: ChatStream,
+    chat: Call<RelayItem>,
     encoder: ChunkEncoder,
     log: EventLog,
     plan: StartPlan,
   ): Promise<StreamStatus | undefined> {
     // Forwarded upstream events come through as well (forward.ts).
-    const iterator = chat[Symbol.asyncIterator]() as AsyncIterator<RelayEvent>;
+    const iterator = chat[Symbol.asyncIterator]();
     // The relay's commit time: an answer that has begun lets the caller go with the stream id.
     const timer = setTimeout(() => this.#begin(undefined), commitTiming(plan.keepAliveMs).commitMs);
     const secrets = secretsOf(plan.call);

@@ -9,7 +9,7 @@ import { errorResponse } from "../error_response.ts";
 export const RESUMABLE_HEADER = "x-stopstream-resumable";
 
 // The response header with the stream id is the one the client reads (`x-stopstream-stream-id`).
-export { STREAM_ID_HEADER } from "../../client/resume.ts";
+export { STREAM_ID_HEADER } from "../../client/internal.ts";
 
 export const OWNER_HEADER = "x-stopstream-owner";
 

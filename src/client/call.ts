@@ -1,34 +1,32 @@
 import { CallControl, noop } from "./call_control.ts";
 import { interruptedMessage } from "../core/error_messages.ts";
 import { InterruptedError, TimeoutError } from "../core/error_classes.ts";
-import { type CallPlan, runCall } from "./retry_loop.ts";
+import type { CallPlan } from "./plan.ts";
+import { runCall } from "./retry_loop.ts";
 import type { AttemptConsumer } from "./transport.ts";
 import type { ChatResult, StreamEvent } from "../core/chat_result.ts";
 
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 
 /**
- * A streaming chat call: iterate it for events, await `result` for the answer, or both.
- * Nothing is sent until one is used; breaking out of a `for await` stops the call.
- *
- * @example
- * ```ts
- * const stream = streamChat({ baseURL, body, signal: controller.signal });
- * for await (const event of stream) if (event.type === "text") console.log(event.text);
- * const result = await stream.result;
- * ```
+ * One running call: its event queue (backpressure for the transport, an iterator for the
+ * consumer), the `result` promise, the abort listener and the total timer — the one place a stop
+ * settles everything in the same turn. `Extra` is what a wrapped decoder (the relay's) queues
+ * beside the client's events, in order with them.
  */
-export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
+export class Call<Extra = never> implements AsyncIterable<StreamEvent | Extra>, AttemptConsumer {
   #plan: CallPlan;
   #control = new CallControl();
   #started = false;
   /** Set once the first attempt is under way: an iterator attached now would miss events. */
   #running = false;
   #listening = false;
-  #queue: StreamEvent[] = [];
+  #queue: Array<StreamEvent | Extra> = [];
   #head = 0;
   /** Consumers waiting for an event, oldest first (`next()` may be called without awaiting). */
-  #pulls: Array<{ resolve(r: IteratorResult<StreamEvent>): void; reject(e: unknown): void }> = [];
+  #pulls: Array<
+    { resolve(r: IteratorResult<StreamEvent | Extra>): void; reject(e: unknown): void }
+  > = [];
   #drain: (() => void) | undefined;
   #ended = false;
   #failure: { error: unknown } | undefined;
@@ -40,7 +38,6 @@ export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
     this.#stop(new InterruptedError((this.#plan.signal as AbortSignal).reason));
   };
 
-  /** @internal Use `streamChat()`. */
   constructor(plan: CallPlan) {
     this.#plan = plan;
     this.#result = new Promise<ChatResult>((resolve, reject) => {
@@ -58,7 +55,7 @@ export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
   }
 
   /** Iterates the events, once; not allowed with `onPartial: "retry"` (it would repeat output). */
-  [Symbol.asyncIterator](): AsyncIterator<StreamEvent> {
+  [Symbol.asyncIterator](): AsyncIterator<StreamEvent | Extra> {
     if (this.#listening) throw new TypeError("stopstream: a ChatStream can be iterated only once");
     if (this.#plan.onPartial === "retry") {
       throw new TypeError(
@@ -91,18 +88,18 @@ export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
     };
   }
 
-  /** @internal Whether events are wanted (someone iterates). */
+  /** Whether events are wanted (someone iterates). */
   get listening(): boolean {
     return this.#listening;
   }
 
-  /** @internal Whether parsed events wait for the consumer. */
+  /** Whether parsed events wait for the consumer. */
   get backlogged(): boolean {
     return this.#head < this.#queue.length;
   }
 
-  /** @internal Hands an event to the consumer. */
-  push(event: StreamEvent): void {
+  /** Hands an event to the consumer. */
+  push(event: StreamEvent | Extra): void {
     const pull = this.#pulls.length > 0 ? this.#pulls.shift() : undefined;
     if (pull !== undefined) {
       pull.resolve({ done: false, value: event });
@@ -111,14 +108,14 @@ export class ChatStream implements AsyncIterable<StreamEvent>, AttemptConsumer {
     }
   }
 
-  /** @internal Resolves when the consumer has taken every queued event (or the call ended). */
+  /** Resolves when the consumer has taken every queued event (or the call ended). */
   drained(): Promise<void> {
     return new Promise((resolve) => {
       this.#drain = resolve;
     });
   }
 
-  #next(): Promise<IteratorResult<StreamEvent>> {
+  #next(): Promise<IteratorResult<StreamEvent | Extra>> {
     // First: a start can end the call at once (signal already aborted).
     this.#start();
     if (this.#head < this.#queue.length) {
