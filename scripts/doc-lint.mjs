@@ -17,10 +17,6 @@ const KNOWN = new Map([
     "Hono is the peer dependency's own class; re-exporting it would make it ours",
   ],
   [
-    "public type 'RelayOptions[\"demo\"]' references private type 'DemoUpstreamOptions'",
-    "the demo's options are not exported from stopstream/hono yet",
-  ],
-  [
     "public type 'ResponsesStreamEvent' references private type 'ItemRef'",
     "a helper type inside the Responses wire union; inlining it is a code change",
   ],

@@ -1,4 +1,5 @@
-import { CallControl, noop } from "./call_control.ts";
+import { MAX_TIMER_MS, noop } from "../core/constants.ts";
+import { CallControl } from "./call_control.ts";
 import { interruptedMessage } from "../core/error_messages.ts";
 import { InterruptedError, TimeoutError } from "../core/error_classes.ts";
 import type { CallPlan } from "./plan.ts";
@@ -153,7 +154,7 @@ export class Call<Extra = never> implements AsyncIterable<StreamEvent | Extra>, 
     if (signal?.aborted) return this.#stop(new InterruptedError(signal.reason));
     signal?.addEventListener("abort", this.#onAbort);
     // Beyond the largest timer delay a "limit" is no limit (a clamped timer would fire early).
-    if (totalMs <= 2_147_483_647) {
+    if (totalMs <= MAX_TIMER_MS) {
       this.#plan.deadline = Date.now() + totalMs;
       this.#totalTimer = setTimeout(
         () => this.#stop(new TimeoutError("total", totalMs)),

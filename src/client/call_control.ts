@@ -1,6 +1,3 @@
-/** Handler for a rejection nobody waits for (cancelling a body being dropped). */
-export const noop = (): void => {};
-
 export interface Cancellable {
   cancel(reason: Error): void;
 }

@@ -10,8 +10,7 @@ import type { CallPlan } from "./plan.ts";
 import type { FeedDecoder } from "./sse_feed.ts";
 
 export { Call } from "./call.ts";
-export { type CallPlan, planCall } from "./plan.ts";
-export { STREAM_ID_HEADER } from "./resume.ts";
+export { CALL_LIMITS, type CallPlan, planCall } from "./plan.ts";
 export { isRetryable, retryAfterMs } from "./retry_policy.ts";
 export type { FeedDecoder } from "./sse_feed.ts";
 

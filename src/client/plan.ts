@@ -62,6 +62,22 @@ const optional = (test: (value: unknown) => boolean, words: string): Rule => [
   words,
 ];
 
+/** Each attempt's limits: also what the relay takes for every call it makes. */
+export const CALL_LIMITS = {
+  maxRetries: integer(0, 2),
+  retry: {
+    initialDelayMs: ms(0, 500),
+    maxDelayMs: ms(0, 8_000),
+    maxRetryAfterMs: ms(0, 60_000),
+  } satisfies Record<keyof RetryOptions, Rule>,
+  timeouts: {
+    headersMs: ms(1, 60_000),
+    firstEventMs: ms(1, 600_000),
+    idleMs: ms(1, 180_000),
+    totalMs: ms(1, Infinity),
+  } satisfies Record<keyof Timeouts, Rule>,
+} as const;
+
 /** `satisfies` makes a new option in `chat_options.ts` a compile error here. */
 const OPTIONS = {
   baseURL: [(value) => typeof value === "string" && isURL(value), "an absolute URL"],
@@ -80,18 +96,7 @@ const OPTIONS = {
     (value) => typeof value === "object" && value !== null && "aborted" in value,
     "an AbortSignal",
   ),
-  maxRetries: integer(0, 2),
-  retry: {
-    initialDelayMs: ms(0, 500),
-    maxDelayMs: ms(0, 8_000),
-    maxRetryAfterMs: ms(0, 60_000),
-  } satisfies Record<keyof RetryOptions, Rule>,
-  timeouts: {
-    headersMs: ms(1, 60_000),
-    firstEventMs: ms(1, 600_000),
-    idleMs: ms(1, 180_000),
-    totalMs: ms(1, Infinity),
-  } satisfies Record<keyof Timeouts, Rule>,
+  ...CALL_LIMITS,
   fetch: optional((value) => typeof value === "function", "a function"),
   maxEventBytes: integer(1, 16 * 1024 * 1024),
   fallbacks: [Array.isArray, "an array", []],
@@ -131,7 +136,7 @@ export function planCall(options: StreamChatOptions): CallPlan {
 }
 
 function check(options: StreamChatOptions, where: string): Checked {
-  const checked = checkOptions(options, OPTIONS, where) as unknown as Checked;
+  const checked = checkOptions<Checked>(options, OPTIONS, where);
   if (checked.body.stream === false) {
     throw new TypeError("stopstream: `body.stream` is false, but streamChat always streams");
   }

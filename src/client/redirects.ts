@@ -1,7 +1,7 @@
 // Redirects are followed by hand (same origin only): on a cross-origin redirect `fetch` strips
 // `Authorization` but keeps `x-api-key`, and a loop would surface as a retryable network error.
 
-import { noop } from "./call_control.ts";
+import { noop } from "../core/constants.ts";
 import { RedirectError } from "../core/error_classes.ts";
 
 const MAX_REDIRECTS = 5;

@@ -10,7 +10,7 @@ import {
   isUpstreamStreamError,
 } from "../core/error_guards.ts";
 import { fetchFollowing } from "./redirects.ts";
-import { noop } from "./call_control.ts";
+import { noop, STREAM_ID_HEADER } from "../core/constants.ts";
 import { joinURL } from "../protocols/request.ts";
 import { parseOr } from "../protocols/output.ts";
 import { StreamProtocolError } from "../core/error_classes.ts";
@@ -21,8 +21,6 @@ import type { CallTarget } from "./plan.ts";
 import type { SseFeed } from "./sse_feed.ts";
 import type { AttemptStream, StreamRequest } from "./transport.ts";
 
-/** The response header of a resumable relay stream; its value is the stream id. */
-export const STREAM_ID_HEADER = "x-stopstream-stream-id";
 /** Bounds an unawaited cancel sent on the way out. */
 const CANCEL_TIMEOUT_MS = 5_000;
 /** An event id the next connection can be checked against: a safe decimal integer. */

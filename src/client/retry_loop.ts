@@ -1,5 +1,6 @@
 // The retry loop: every rule of when to try again (and when never to) is here, top to bottom.
 
+import { MAX_TIMER_MS } from "../core/constants.ts";
 import { Accumulator } from "../core/accumulator.ts";
 import type { CallControl } from "./call_control.ts";
 import { InterruptedError } from "../core/error_classes.ts";
@@ -97,7 +98,7 @@ export async function runCall(
         // A sleep past the deadline only delays the same failure, and one over 2^31 - 1 ms fires
         // at once. An empty budget moves on to the next target (another upstream).
         if (
-          delayMs === undefined || !(delayMs <= 2_147_483_647) ||
+          delayMs === undefined || !(delayMs <= MAX_TIMER_MS) ||
           Date.now() + delayMs >= plan.deadline ||
           plan.budget?.tryWithdraw() === false
         ) {

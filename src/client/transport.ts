@@ -2,7 +2,8 @@
 // whole_body.ts, the only module that touches `fetch` and response bodies.
 
 import type { Accumulator } from "../core/accumulator.ts";
-import { type CallControl, type Cancellable, noop } from "./call_control.ts";
+import { noop } from "../core/constants.ts";
+import type { CallControl, Cancellable } from "./call_control.ts";
 import { CONNECTION_LOST } from "../core/error_messages.ts";
 import { APIStatusError, ConnectionError } from "../core/error_classes.ts";
 import { isRedirectError } from "../core/error_guards.ts";

@@ -1,11 +1,9 @@
 // Per-attempt timers, re-armed lazily: progress records a timestamp per chunk and the timer
 // checks on firing whether the deadline passed (a reset per event would allocate per token).
 
+import { MAX_TIMER_MS } from "../core/constants.ts";
 import type { Cancellable } from "./call_control.ts";
 import { TimeoutError, type TimeoutPhase } from "../core/error_classes.ts";
-
-/** Larger delays fire at once, so they mean "no limit". */
-const MAX_TIMER_MS = 2_147_483_647;
 
 export interface AttemptTimeouts {
   headersMs: number;

@@ -1,16 +1,21 @@
-import { noop } from "./call_control.ts";
+import { noop } from "../core/constants.ts";
 import { CONNECTION_LOST, oversizedMessage } from "../core/error_messages.ts";
 import { ConnectionError, StreamProtocolError } from "../core/error_classes.ts";
 import { parseOr } from "../protocols/output.ts";
-import type { Attempt } from "./transport.ts";
 import type { Watchdog } from "./watchdog.ts";
+
+/** What reads a body for an attempt: its stop cancels the read (`Attempt`, transport.ts). */
+export interface BodyHolder {
+  readonly failure: Error | undefined;
+  hold(reader: ReadableStreamDefaultReader<Uint8Array>): void;
+}
 
 /** Enough for any provider's message, bounded for HTML pages. */
 const ERROR_BODY_CAP = 64 * 1024;
 /** One options object shared by every chunk. */
 export const STREAM: TextDecodeOptions = { stream: true };
 
-export async function readErrorBody(attempt: Attempt, response: Response): Promise<unknown> {
+export async function readErrorBody(attempt: BodyHolder, response: Response): Promise<unknown> {
   const text = await readText(attempt, response, ERROR_BODY_CAP);
   return parseOr(text, text);
 }
@@ -20,7 +25,7 @@ export async function readErrorBody(attempt: Attempt, response: Response): Promi
  * connection keeps what arrived of an error body, but fails a whole answer.
  */
 export async function readText(
-  attempt: Attempt,
+  attempt: BodyHolder,
   response: Response,
   maxBytes: number,
   watchdog?: Watchdog,

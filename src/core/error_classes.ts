@@ -1,6 +1,9 @@
 // The error classes. Constructor-set fields are `declare`d: plain class fields would first be
 // defined as `undefined`, which only costs bundle bytes.
 
+import type { RedirectReason, TimeoutPhase } from "./error_messages.ts";
+
+export type { RedirectReason, TimeoutPhase };
 import {
   interruptedMessage,
   partialMessage,
@@ -101,9 +104,6 @@ export class ConnectionError extends StopstreamError {
   override name = "ConnectionError";
 }
 
-/** The phase a {@linkcode TimeoutError} fired in. */
-export type TimeoutPhase = "headers" | "first-event" | "idle" | "total";
-
 /**
  * One of the client's own timers fired; `total` ends the call, the other phases are retried.
  *
@@ -191,15 +191,6 @@ export class PartialStreamError extends StopstreamError {
     this.partial = partial;
   }
 }
-
-/** Why a {@linkcode RedirectError} was thrown. */
-export type RedirectReason =
-  | "cross-origin"
-  | "loop"
-  | "too-many"
-  | "opaque"
-  | "credentials"
-  | "see-other";
 
 /**
  * The server redirected where stopstream will not follow (another origin, a loop…); not retried.

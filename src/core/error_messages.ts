@@ -1,7 +1,17 @@
 // The wording of errors: one sentence for a person (what happened, what to do), one
 // `stopstream:` prefix, no chain of causes (that stays in `cause`).
 
-import type { RedirectReason, TimeoutPhase } from "./error_classes.ts";
+/** The phase a `TimeoutError` fired in. */
+export type TimeoutPhase = "headers" | "first-event" | "idle" | "total";
+
+/** Why a `RedirectError` was thrown. */
+export type RedirectReason =
+  | "cross-origin"
+  | "loop"
+  | "too-many"
+  | "opaque"
+  | "credentials"
+  | "see-other";
 
 /** `#` stands for the limit in ms; each names the option that sets it. */
 const TIMEOUT_TEXT: Record<TimeoutPhase, string> = {

@@ -13,15 +13,38 @@ export interface OptionTable {
   readonly [name: string]: Rule | OptionTable;
 }
 
+/** Whose options these are, as the messages say it. */
+export interface Voice {
+  /** What a message starts with (`stopstream`, `createRelay`). */
+  prefix: string;
+  /** The function whose options they are, for "`x` is not a … option". */
+  owner: string;
+  /** Whether names are written as code (`` `x` ``). */
+  ticks: boolean;
+}
+
+/** streamChat's own voice. */
+export const STREAM_CHAT: Voice = { prefix: "stopstream", owner: "streamChat", ticks: true };
+
 /** A new object with every option of `table`; `where` prefixes names (`"fallbacks[0]."`). */
-export function checkOptions(
+export function checkOptions<T>(
   value: object,
   table: OptionTable,
   where: string,
+  voice: Voice = STREAM_CHAT,
+): T {
+  return check(value, table, where, voice) as T;
+}
+
+function check(
+  value: object,
+  table: OptionTable,
+  where: string,
+  voice: Voice,
 ): Record<string, unknown> {
   const names = Object.keys(table);
   for (const key of Object.keys(value)) {
-    if (!Object.hasOwn(table, key)) throw unknownOption(key, table, names, where);
+    if (!Object.hasOwn(table, key)) throw unknownOption(key, table, names, where, voice);
   }
   const checked: Record<string, unknown> = {};
   for (const name of names) {
@@ -29,14 +52,14 @@ export function checkOptions(
     const given = (value as Record<string, unknown>)[name];
     if (!Array.isArray(rule)) {
       if (given !== undefined && (given === null || typeof given !== "object")) {
-        throw mustBe(where + name, "an object", given);
+        throw mustBe(where + name, "an object", given, TypeError, voice);
       }
-      checked[name] = checkOptions(given ?? {}, rule as OptionTable, `${where}${name}.`);
+      checked[name] = check(given ?? {}, rule as OptionTable, `${where}${name}.`, voice);
       continue;
     }
     const [test, words, fallback, error] = rule as Rule;
     const option = given === undefined ? fallback : given;
-    if (!test(option)) throw mustBe(where + name, words, option, error);
+    if (!test(option)) throw mustBe(where + name, words, option, error, voice);
     checked[name] = option;
   }
   return checked;
@@ -47,6 +70,7 @@ export function mustBe(
   words: string,
   value: unknown,
   error: typeof TypeError = TypeError,
+  voice: Voice = STREAM_CHAT,
 ): TypeError {
   const got = typeof value === "function"
     ? "a function"
@@ -55,7 +79,11 @@ export function mustBe(
     : typeof value === "object" && value !== null
     ? "an object"
     : String(value);
-  return new error(`stopstream: \`${name}\` must be ${words}, got ${got}`);
+  return new error(`${voice.prefix}: ${code(name, voice)} must be ${words}, got ${got}`);
+}
+
+function code(name: string, voice: Voice): string {
+  return voice.ticks ? `\`${name}\`` : name;
 }
 
 function unknownOption(
@@ -63,6 +91,7 @@ function unknownOption(
   table: OptionTable,
   names: string[],
   where: string,
+  voice: Voice,
 ): TypeError {
   // The same name where it belongs (`idleMs` for `timeouts.idleMs`), or a near spelling.
   let near: string | undefined;
@@ -72,12 +101,12 @@ function unknownOption(
   }
   near ??= closestName(key, names);
   return new TypeError(
-    `stopstream: \`${where}${key}\` is not a streamChat option; ${
+    `${voice.prefix}: ${code(where + key, voice)} is not a ${voice.owner} option; ${
       near === undefined
-        ? `the options ${where === "" ? "" : `in \`${where.slice(0, -1)}\` `}are ${
+        ? `the options ${where === "" ? "" : `in ${code(where.slice(0, -1), voice)} `}are ${
           names.join(", ")
         }`
-        : `did you mean \`${where}${near}\`?`
+        : `did you mean ${code(where + near, voice)}?`
     }`,
   );
 }

@@ -1,4 +1,21 @@
+import type { MiddlewareHandler } from "hono";
+import { errorResponse } from "./error_response.ts";
+
 const encoder = new TextEncoder();
+
+/** A 401 unless the request carries one of `keys` (none: every request passes). */
+export function requireKey(keys: readonly string[]): MiddlewareHandler {
+  const isAuthorized = createKeyCheck(keys);
+  return async (c, next) => {
+    if (await isAuthorized(c.req.header("authorization"))) return next();
+    return errorResponse({
+      status: 401,
+      message: "Missing or invalid relay key; send `Authorization: Bearer <key>`.",
+      type: "invalid_request_error",
+      code: "invalid_api_key",
+    }, { "www-authenticate": "Bearer" });
+  };
+}
 
 /**
  * Both sides are hashed so that every comparison runs over 32 bytes whatever the key lengths,

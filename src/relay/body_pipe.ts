@@ -27,21 +27,3 @@ type NativePipe = new (strategy: { highWaterMark: number }) => TransformStream<
   Uint8Array,
   Uint8Array
 >;
-
-const stoppers = new WeakMap<ReadableStream<Uint8Array>, (reason: unknown) => void>();
-
-/**
- * Stops the call behind a body the relay cancels itself: workerd's pipe tells its writer of a
- * cancel only at the next write, which a silent upstream may not give. A caller's leaving needs
- * nothing: workerd ends the request.
- */
-export function stopAnswer(body: ReadableStream<Uint8Array>, reason: unknown): void {
-  stoppers.get(body)?.(reason);
-}
-
-export function onRelayCancel(
-  body: ReadableStream<Uint8Array>,
-  stop: (reason: unknown) => void,
-): void {
-  stoppers.set(body, stop);
-}

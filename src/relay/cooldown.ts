@@ -1,9 +1,9 @@
+import { noop } from "../core/constants.ts";
 import { isInterruptedError, isPartialStreamError } from "../core/error_guards.ts";
 import { isRetryable } from "../client/internal.ts";
 
 /** Consecutive failures count only within this span (from the first of them). */
 const WINDOW_MS = 30_000;
-const noop = (): void => {};
 
 export interface CooldownSettings {
   /** Consecutive failed calls (within 30 s) that start a cooldown; 0 turns cooldown off. */

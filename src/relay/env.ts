@@ -1,9 +1,10 @@
+import { MAX_TIMER_MS } from "../core/constants.ts";
 import type { ProtocolName } from "../core/chat_options.ts";
 import { isHttpURL, PROTOCOLS, type RelayOptions, type RelayUpstream } from "./options.ts";
 import { isStreamNamespace } from "./streams/wire.ts";
 
 /**
- * The bindings the relay Worker reads, all optional (no `UPSTREAM_BASE_URL`: the built-in demo).
+ * The bindings the relay Worker reads, all optional.
  *
  * @example
  * ```ts
@@ -11,7 +12,7 @@ import { isStreamNamespace } from "./streams/wire.ts";
  * ```
  */
 export interface RelayEnv {
-  /** E.g. `https://api.openai.com/v1`; unset or empty: the built-in demo model. */
+  /** E.g. `https://api.openai.com/v1`; unset or empty: no upstream (the options have none). */
   UPSTREAM_BASE_URL?: string;
   /** `openai-chat` (default), `anthropic-messages` or `openai-responses`. */
   UPSTREAM_PROTOCOL?: string;
@@ -41,12 +42,6 @@ export interface RelayEnv {
   [binding: string]: unknown;
 }
 
-/** Short enough that the playground shows a demo stall retried within a couple of seconds. */
-const DEMO_TUNING: Pick<RelayOptions, "timeouts" | "retry"> = {
-  timeouts: { headersMs: 10_000, firstEventMs: 1_500, idleMs: 2_000 },
-  retry: { initialDelayMs: 200, maxDelayMs: 2_000 },
-};
-
 /**
  * Build {@linkcode RelayOptions} from Worker bindings.
  *
@@ -69,7 +64,7 @@ export function relayOptionsFromEnv(env: RelayEnv): RelayOptions {
   }
   const common: RelayOptions = { keys };
   // The longest delay a timer takes: a longer keep-alive would write every millisecond in Node.
-  const keepAlive = wholeNumber(env, "KEEPALIVE_MS", "milliseconds", 1, 2_147_483_647);
+  const keepAlive = wholeNumber(env, "KEEPALIVE_MS", "milliseconds", 1, MAX_TIMER_MS);
   if (keepAlive !== undefined) common.keepAliveMs = keepAlive;
   if (isStreamNamespace(env.STREAMS)) common.streams = env.STREAMS;
   const ttl = wholeNumber(env, "RESUME_TTL_MS", "milliseconds");
@@ -87,7 +82,7 @@ export function relayOptionsFromEnv(env: RelayEnv): RelayOptions {
     if (text(env.FALLBACKS) !== undefined) {
       throw new TypeError("FALLBACKS is set but UPSTREAM_BASE_URL is not; set the primary first");
     }
-    return { ...common, ...DEMO_TUNING };
+    return common;
   }
   const primary: RelayUpstream = {
     baseURL: urlOf(baseURL, "UPSTREAM_BASE_URL"),

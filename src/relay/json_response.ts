@@ -1,3 +1,4 @@
+import { ATTEMPTS_HEADER } from "../core/constants.ts";
 import { COMMIT, commitTiming, raceCommit } from "./commit.ts";
 import { describeFailure } from "./describe_failure.ts";
 import { errorBody, errorResponse } from "./error_response.ts";
@@ -28,7 +29,7 @@ export async function jsonResponse(call: RelayedAnswer): Promise<Response> {
     }
   } catch (error) {
     return errorResponse(describeFailure(error, call.secrets), {
-      "x-stopstream-attempts": String(call.attempts()),
+      [ATTEMPTS_HEADER]: String(call.attempts()),
     });
   }
   const headers = {
@@ -37,7 +38,7 @@ export async function jsonResponse(call: RelayedAnswer): Promise<Response> {
     // A compressor would hold the spaces back (JSON is compressed by default, by workerd
     // locally and by Cloudflare's edge); a response that names its encoding is left alone.
     "content-encoding": "identity",
-    "x-stopstream-attempts": String(call.attempts()),
+    [ATTEMPTS_HEADER]: String(call.attempts()),
   };
   return new Response(probedBody(call, probeMs), { headers });
 }

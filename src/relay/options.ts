@@ -1,36 +1,15 @@
-import type { DemoUpstreamOptions } from "../apps/demo/upstream.ts";
-import { createRetryBudget, isRetryBudget, type RetryBudget } from "../core/retry_budget.ts";
+// createRelay's options, checked against one table (the mechanism streamChat's use), once.
 
-const MAX = Number.MAX_VALUE;
-/** The longest timer delay (about 24.8 days); a longer one fires at once in Node. */
-const MAX_TIMER_MS = 2_147_483_647;
-import { streamChat } from "../client/stream_chat.ts";
-import type { ProtocolName, RetryOptions, Timeouts } from "../core/chat_options.ts";
+import { CALL_LIMITS } from "../client/internal.ts";
+import type { RetryOptions, Timeouts } from "../core/chat_options.ts";
+import { MAX_TIMER_MS } from "../core/constants.ts";
+import { checkOptions, type OptionTable, type Rule, type Voice } from "../core/option_keys.ts";
+import { createRetryBudget, isRetryBudget, type RetryBudget } from "../core/retry_budget.ts";
 import { isStreamNamespace, MAX_READERS, type RelayStreamNamespace } from "./streams/wire.ts";
-import { resolveUpstreams } from "./upstreams.ts";
+import { type RelayUpstream, type ResolvedUpstream, resolveUpstreams } from "./upstreams.ts";
 
 export { isHttpURL, PROTOCOLS } from "./upstreams.ts";
-
-/**
- * One model provider the relay may call; the first is the primary, the rest fallbacks in order.
- *
- * @example
- * ```ts
- * const upstream: RelayUpstream = {
- *   baseURL: "https://api.anthropic.com/v1", apiKey: "sk-ant-…", protocol: "anthropic-messages",
- * };
- * ```
- */
-export interface RelayUpstream {
-  /** E.g. `https://api.openai.com/v1`. Never chosen by the caller. */
-  baseURL: string;
-  /** The provider key; absent or `""` for a server that needs none. Never echoed to callers. */
-  apiKey?: string;
-  /** Default `"openai-chat"`. The relay translates requests and streams either way. */
-  protocol?: ProtocolName;
-  /** Replaces the caller's `model` for this upstream (needed when fallbacks use other providers). */
-  model?: string;
-}
+export type { RelayUpstream, ResolvedUpstream } from "./upstreams.ts";
 
 /**
  * Cross-origin access for browsers. `true` allows every origin; a string or list allows those.
@@ -43,6 +22,21 @@ export interface RelayUpstream {
 export type RelayCors = boolean | { origin: string | string[] };
 
 /**
+ * How the relay calls an upstream: `fetch`'s signature, and third, which of the caller request's
+ * upstream requests this is (`attempt`, from 1), for an upstream served in-process.
+ *
+ * @example
+ * ```ts
+ * const fetchUpstream: RelayFetch = (input, init, call) => fetch(input, init);
+ * ```
+ */
+export type RelayFetch = (
+  input: RequestInfo | URL,
+  init?: RequestInit,
+  call?: { attempt: number },
+) => Promise<Response>;
+
+/**
  * Options of {@linkcode createRelay}.
  *
  * @example
@@ -50,12 +44,11 @@ export type RelayCors = boolean | { origin: string | string[] };
  * const options: RelayOptions = {
  *   upstreams: [{ baseURL: "https://api.openai.com/v1", apiKey: "sk-…", protocol: "openai-chat" }],
  *   keys: ["relay-key-1"],
- *   keepAliveMs: 10_000,
  * };
  * ```
  */
 export interface RelayOptions {
-  /** First = primary, the rest = fallbacks. Empty or absent: the built-in demo upstream. */
+  /** First = primary, the rest = fallbacks; at least one (`createRelay` throws without). */
   upstreams?: RelayUpstream[];
   /** Accepted client keys (`Authorization: Bearer <key>`). Absent or empty: no auth. */
   keys?: string[];
@@ -65,16 +58,18 @@ export interface RelayOptions {
   maxBodyBytes?: number;
   /** Cross-origin access for browsers. Default `false`. */
   cors?: RelayCors;
-  /** The `fetch` used to call upstreams (tests). Default `globalThis.fetch` at call time. */
-  fetch?: typeof fetch;
+  /** Calls the upstreams (tests, an in-process upstream). Default `globalThis.fetch`. */
+  fetch?: RelayFetch;
+  /** Caller headers passed on to upstreams, besides `anthropic-beta` and `openai-beta`. */
+  forwardHeaders?: string[];
+  /** What `GET /v1/models` lists. Default: the upstreams' `model`s. */
+  models?: string[];
   /** Retries per upstream after its first attempt (the client's `maxRetries`). */
   maxRetries?: number;
   /** Backoff between attempts (the client's `retry`). */
   retry?: RetryOptions;
   /** Time limits per attempt and per call (the client's `timeouts`). */
   timeouts?: Timeouts;
-  /** Pacing and hooks of the built-in demo upstream (used only when `upstreams` is empty). */
-  demo?: DemoUpstreamOptions;
   /** `RelayStream`'s Durable Object namespace; enables resumable streams. Default none. */
   streams?: RelayStreamNamespace;
   /** How long a resumable stream is kept after it ends, in ms. Default 600 000 (10 minutes). */
@@ -91,25 +86,18 @@ export interface RelayOptions {
   retryBudget?: RetryBudget | false;
 }
 
-/** The protocol is always set; an empty key is no key. */
-export interface ResolvedUpstream {
-  baseURL: string;
-  apiKey: string | undefined;
-  protocol: ProtocolName;
-  model: string | undefined;
-}
-
 export interface ResolvedRelayOptions {
   upstreams: ResolvedUpstream[];
   keys: string[];
   keepAliveMs: number;
   maxBodyBytes: number;
   cors: RelayCors;
-  fetch: typeof fetch | undefined;
+  fetch: RelayFetch | undefined;
+  forwardHeaders: string[];
+  models: string[];
   maxRetries: number | undefined;
   retry: RetryOptions | undefined;
   timeouts: Timeouts | undefined;
-  demo: DemoUpstreamOptions;
   streams: RelayStreamNamespace | undefined;
   resumeTtlMs: number;
   maxStreamBytes: number;
@@ -119,81 +107,97 @@ export interface ResolvedRelayOptions {
   retryBudget: RetryBudget | undefined;
 }
 
+const RELAY: Voice = { prefix: "createRelay", owner: "createRelay", ticks: false };
+/** maxRetries, retry and timeouts are the client's, checked by its own rules. */
+const CALL: Voice = { prefix: "createRelay", owner: "streamChat", ticks: true };
+/** Header names a caller may not have passed on: the upstream's own credentials and framing. */
+const NEVER_FORWARDED = /^(?:authorization|x-api-key|cookie|host|content-length|content-type)$/i;
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+const positive = (fallback: number, max = Number.MAX_VALUE): Rule => [
+  (value) => typeof value === "number" && value > 0 && value <= max,
+  `a positive number up to ${max}`,
+  fallback,
+  RangeError,
+];
+const wholeNumber = (fallback: number, min: number): Rule => [
+  (value) => Number.isInteger(value) && (value as number) >= min,
+  `a whole number ≥ ${min}`,
+  fallback,
+  RangeError,
+];
+const listOf = (test: (item: unknown) => boolean, words: string, fallback?: unknown[]): Rule => [
+  (value) =>
+    (fallback !== undefined && value === undefined) ||
+    (Array.isArray(value) && value.every(test)),
+  words,
+  fallback,
+];
+const anything: Rule = [() => true, ""];
+
+const OPTIONS = {
+  upstreams: [
+    (value) => Array.isArray(value) && value.length > 0,
+    "a list of at least one upstream",
+  ],
+  keys: listOf((key) => typeof key === "string" && key.length > 0, "non-empty strings", []),
+  keepAliveMs: positive(15_000, MAX_TIMER_MS),
+  maxBodyBytes: positive(1024 * 1024),
+  cors: [
+    (value) => typeof value === "boolean" || isOrigins(value),
+    "true, false or { origin: a string or a list of them }",
+    false,
+  ],
+  fetch: [(value) => value === undefined || typeof value === "function", "a function"],
+  forwardHeaders: listOf(
+    (name) => typeof name === "string" && HEADER_NAME.test(name) && !NEVER_FORWARDED.test(name),
+    "header names other than authorization, x-api-key, cookie, host and content-*",
+    [],
+  ),
+  models: listOf((id) => typeof id === "string" && id !== "", "non-empty strings", []),
+  maxRetries: anything,
+  retry: anything,
+  timeouts: anything,
+  streams: [
+    (value) => value === undefined || isStreamNamespace(value),
+    "a Durable Object namespace (the STREAMS binding of class RelayStream)",
+  ],
+  resumeTtlMs: positive(10 * 60_000),
+  maxStreamBytes: positive(8 * 1024 * 1024),
+  maxStreamReaders: wholeNumber(MAX_READERS, 1),
+  cooldownFailures: wholeNumber(3, 0),
+  cooldownMs: positive(30_000),
+  retryBudget: [
+    (value) => value === undefined || value === false || isRetryBudget(value),
+    "made by createRetryBudget(), or false",
+  ],
+} as const satisfies Record<keyof RelayOptions, Rule | OptionTable>;
+
+/** Checked once, so that a bad option is the caller's error at once, not a 500 per request. */
 export function resolveRelayOptions(options: RelayOptions): ResolvedRelayOptions {
-  const upstreams = resolveUpstreams(options.upstreams ?? []);
-  checkCallOptions(options);
-  const keys = options.keys ?? [];
-  for (const key of keys) {
-    if (typeof key !== "string" || key.length === 0) {
-      throw new TypeError("createRelay: keys must be non-empty strings");
-    }
+  if (options === null || typeof options !== "object") {
+    throw new TypeError(`createRelay: expects an options object, got ${options}`);
   }
+  const checked = checkOptions<Omit<ResolvedRelayOptions, "upstreams" | "models">>(
+    options,
+    OPTIONS,
+    "",
+    RELAY,
+  );
+  const { maxRetries, retry, timeouts } = options;
+  checkOptions({ maxRetries, retry, timeouts }, CALL_LIMITS, "", CALL);
+  const upstreams = resolveUpstreams(options.upstreams!);
+  const budget = options.retryBudget;
   return {
+    ...checked,
     upstreams,
-    keys,
-    keepAliveMs: positive("keepAliveMs", options.keepAliveMs, 15_000, MAX_TIMER_MS),
-    maxBodyBytes: positive("maxBodyBytes", options.maxBodyBytes, 1024 * 1024),
-    cors: options.cors ?? false,
-    fetch: options.fetch,
-    maxRetries: options.maxRetries,
-    retry: options.retry,
-    timeouts: options.timeouts,
-    demo: options.demo ?? {},
-    streams: streamsOf(options.streams),
-    resumeTtlMs: positive("resumeTtlMs", options.resumeTtlMs, 10 * 60_000),
-    maxStreamBytes: positive("maxStreamBytes", options.maxStreamBytes, 8 * 1024 * 1024),
-    maxStreamReaders: count("maxStreamReaders", options.maxStreamReaders, MAX_READERS, 1),
-    cooldownFailures: count("cooldownFailures", options.cooldownFailures, 3),
-    cooldownMs: positive("cooldownMs", options.cooldownMs, 30_000),
-    retryBudget: budgetOf(options.retryBudget),
+    models: options.models ?? [...new Set(upstreams.flatMap((u) => u.model ?? []))],
+    retryBudget: budget === false ? undefined : budget ?? createRetryBudget(),
   };
 }
 
-/** Checked once by the client's own rules (making a call sends nothing), not a 500 per request. */
-function checkCallOptions({ maxRetries, retry, timeouts }: RelayOptions): void {
-  try {
-    streamChat({ baseURL: "https://upstream.invalid/v1", body: {}, maxRetries, retry, timeouts });
-  } catch (error) {
-    if (!(error instanceof TypeError || error instanceof RangeError)) throw error;
-    const Type = error instanceof RangeError ? RangeError : TypeError;
-    throw new Type(`createRelay: ${error.message.replace(/^stopstream: /, "")}`, { cause: error });
-  }
-}
-
-function streamsOf(streams: unknown): RelayStreamNamespace | undefined {
-  if (streams === undefined) return undefined;
-  if (!isStreamNamespace(streams)) {
-    throw new TypeError(
-      "createRelay: streams must be a Durable Object namespace (the STREAMS binding of class " +
-        "RelayStream)",
-    );
-  }
-  return streams;
-}
-
-function positive(name: string, value: number | undefined, fallback: number, max = MAX): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !(value > 0) || !(value <= max)) {
-    throw new RangeError(
-      `createRelay: ${name} must be a positive number up to ${max}, got ${value}`,
-    );
-  }
-  return value;
-}
-
-function count(name: string, value: number | undefined, fallback: number, min = 0): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < min) {
-    throw new RangeError(`createRelay: ${name} must be a whole number ≥ ${min}, got ${value}`);
-  }
-  return value;
-}
-
-function budgetOf(budget: RetryBudget | false | undefined): RetryBudget | undefined {
-  if (budget === false) return undefined;
-  if (budget === undefined) return createRetryBudget();
-  if (!isRetryBudget(budget)) {
-    throw new TypeError("createRelay: retryBudget must be made by createRetryBudget(), or false");
-  }
-  return budget;
+function isOrigins(value: unknown): boolean {
+  const origin = (value as { origin?: unknown } | null)?.origin;
+  return typeof origin === "string" ||
+    (Array.isArray(origin) && origin.every((item) => typeof item === "string"));
 }

@@ -1,6 +1,7 @@
 // Progress comments (`x-stopstream-progress: true`). A comment is a write, so the first commits
 // the status. Numbers and fixed words only, never upstream text: none can leak a key or a host.
 
+import { ATTEMPTS_HEADER, UPSTREAM_HEADER } from "../core/constants.ts";
 import { isAPIStatusError, isTimeoutError } from "../core/error_guards.ts";
 import { retryAfterMs } from "../client/internal.ts";
 import { ChunkEncoder, type RelayEvent } from "./chunks.ts";
@@ -84,7 +85,7 @@ export class AnswerLabel {
     const upstream = this.#upstreamOf(this.#target);
     const attempts = this.#attempts();
     this.#told = `${upstream} ${attempts}`;
-    return { "x-stopstream-upstream": String(upstream), "x-stopstream-attempts": String(attempts) };
+    return { [UPSTREAM_HEADER]: String(upstream), [ATTEMPTS_HEADER]: String(attempts) };
   }
 
   late(): string {

@@ -30,11 +30,14 @@ export interface PieceTap {
   total?: number;
 }
 
-/** BYOB `min` (WHATWG Streams) is not in TypeScript's DOM types yet. */
-type ReadAtLeast = (
-  view: Uint8Array,
-  options: { min: number },
-) => Promise<ReadableStreamReadResult<Uint8Array>>;
+/** A BYOB reader with `min` (WHATWG Streams), not in TypeScript's DOM types yet. */
+interface ReaderAtLeast {
+  read(
+    view: Uint8Array<ArrayBuffer>,
+    options: { min: number },
+  ): Promise<ReadableStreamReadResult<Uint8Array<ArrayBuffer>>>;
+  cancel(reason?: unknown): Promise<void>;
+}
 
 /**
  * 64 KiB BYOB reads, handed on in whole events: a Worker's default reads of at most 4 KiB cost
@@ -53,14 +56,13 @@ export function readInPieces(response: Response, tap: PieceTap): Response {
   if (!/event-stream/i.test(type)) {
     return tap.limit === undefined ? response : counted(response, body, tap);
   }
-  let reader: ReadableStreamBYOBReader;
+  let reader: ReaderAtLeast;
   try {
     reader = body.getReader({ mode: "byob" });
   } catch {
     // Not a byte stream (an injected fetch's), but a limit still holds.
     return tap.limit === undefined ? response : counted(response, body, tap);
   }
-  const readAtLeast = reader.read as unknown as ReadAtLeast;
   let buffer = new ArrayBuffer(READ_BYTES);
   /** Bytes at the start of `buffer` not handed on yet (an event's start). */
   let filled = 0;
@@ -97,8 +99,7 @@ export function readInPieces(response: Response, tap: PieceTap): Response {
         ? AT_EVENT_START
         : { min: MIN_EVENT_BYTES - filled };
       tap.reads++;
-      const { done, value } = await readAtLeast.call(
-        reader,
+      const { done, value } = await reader.read(
         new Uint8Array(buffer, filled),
         options,
       );

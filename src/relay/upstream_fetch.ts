@@ -1,26 +1,27 @@
-import { DEMO_ATTEMPT_HEADER, DEMO_FAULT_HEADER } from "../apps/demo/upstream.ts";
+// The `fetch` the relay hands the client for one caller request: it counts upstream requests,
+// tells an in-process upstream which one this is, and reads event streams in large pieces.
+
+import type { RelayFetch } from "./options.ts";
 import { type PieceTap, readInPieces } from "./upstream_body.ts";
 
 /**
- * An allowlist: the caller's `Authorization`, cookies, hop-by-hop, `cf-*`/`x-forwarded-*` and the
- * demo's fault headers must not reach a real upstream.
+ * An allowlist: the caller's `Authorization`, cookies, hop-by-hop and `cf-*`/`x-forwarded-*`
+ * headers must not reach an upstream. `also` adds the relay's `forwardHeaders`.
  */
 const FORWARDED_HEADERS: readonly string[] = ["anthropic-beta", "openai-beta"];
 
-export function forwardedHeaders(headers: Headers): Record<string, string> {
+export function forwardedHeaders(
+  headers: Headers,
+  also: readonly string[],
+): Record<string, string> {
   const forwarded: Record<string, string> = {};
-  for (const name of FORWARDED_HEADERS) {
-    const value = headers.get(name);
-    if (value !== null) forwarded[name] = value;
+  for (const list of [FORWARDED_HEADERS, also]) {
+    for (const name of list) {
+      const value = headers.get(name);
+      if (value !== null) forwarded[name.toLowerCase()] = value;
+    }
   }
   return forwarded;
-}
-
-export interface InProcessDemo {
-  /** Requests under this base URL go to `handler` without a network hop. */
-  baseURL: string;
-  handler: (request: Request) => Promise<Response>;
-  fault: string | null;
 }
 
 export interface UpstreamFetch {
@@ -29,43 +30,18 @@ export interface UpstreamFetch {
   readonly tap: PieceTap;
 }
 
-/**
- * Demo requests carry the caller's `x-demo-fault` and an `x-demo-attempt` from this counter, so
- * per-attempt faults work through the relay; real upstreams get neither.
- */
-export function createUpstreamFetch(
-  base: typeof fetch | undefined,
-  demo: InProcessDemo | undefined,
-): UpstreamFetch {
+export function createUpstreamFetch(base: RelayFetch | undefined): UpstreamFetch {
   const tap: PieceTap = { seq: 0, bytes: undefined, coalesce: false, reads: 0 };
   const state = {
     calls: 0,
     tap,
     fetch: (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
-      state.calls++;
-      if (demo !== undefined) {
-        const request = new Request(input, init);
-        if (request.url.startsWith(`${demo.baseURL}/`)) return callDemo(demo, request, state.calls);
-      }
-      return (base ?? globalThis.fetch)(input, init).then((response) =>
-        readInPieces(response, tap)
-      );
+      const attempt = ++state.calls;
+      const sent = base === undefined
+        ? globalThis.fetch(input, init)
+        : base(input, init, { attempt });
+      return sent.then((response) => readInPieces(response, tap));
     },
   };
   return state;
-}
-
-function callDemo(demo: InProcessDemo, request: Request, attempt: number): Promise<Response> {
-  const headers = new Headers(request.headers);
-  headers.set(DEMO_ATTEMPT_HEADER, String(attempt));
-  if (demo.fault !== null) headers.set(DEMO_FAULT_HEADER, demo.fault);
-  const signal = request.signal;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  const pending = demo.handler(new Request(request, { headers }));
-  // A real fetch rejects at once on abort, even while waiting for headers; so must this one.
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    pending.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
 }

@@ -1,6 +1,37 @@
+// The upstreams of `createRelay`, checked and resolved once: protocols, base URLs, and which
+// key each one sends.
+
 import type { ProtocolName } from "../core/chat_options.ts";
 import { joinURL } from "../protocols/request.ts";
-import type { RelayUpstream, ResolvedUpstream } from "./options.ts";
+
+/**
+ * One model provider the relay may call; the first is the primary, the rest fallbacks in order.
+ *
+ * @example
+ * ```ts
+ * const upstream: RelayUpstream = {
+ *   baseURL: "https://api.anthropic.com/v1", apiKey: "sk-ant-…", protocol: "anthropic-messages",
+ * };
+ * ```
+ */
+export interface RelayUpstream {
+  /** E.g. `https://api.openai.com/v1`. Never chosen by the caller. */
+  baseURL: string;
+  /** The provider key; absent or `""` for a server that needs none. Never echoed to callers. */
+  apiKey?: string;
+  /** Default `"openai-chat"`. The relay translates requests and streams either way. */
+  protocol?: ProtocolName;
+  /** Replaces the caller's `model` for this upstream (needed when fallbacks use other providers). */
+  model?: string;
+}
+
+/** The protocol is always set; an empty key is no key. */
+export interface ResolvedUpstream {
+  baseURL: string;
+  apiKey: string | undefined;
+  protocol: ProtocolName;
+  model: string | undefined;
+}
 
 export const PROTOCOLS: readonly ProtocolName[] = [
   "openai-chat",

@@ -53,9 +53,14 @@ if (typeof relay.createRelay !== "function") throw new Error("stopstream/hono la
 // The Durable Object class of resumable streams loads outside workerd too.
 if (typeof relay.RelayStream !== "function") throw new Error("stopstream/hono lacks RelayStream");
 
-// Both entry points working together, no network: the relay's built-in demo model, called
-// in-process through an injected fetch.
-const app = relay.createRelay({ demo: { wordDelayMs: 0 } });
+// Both entry points working together, no network: the relay in front of an upstream answered by
+// an injected fetch, called in-process through another.
+const UPSTREAM_SSE = 'data: {"choices":[{"index":0,"delta":{"content":"Hello from upstream"},' +
+  '"finish_reason":null}]}\\n\\ndata: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}' +
+  "\\n\\ndata: [DONE]\\n\\n";
+const upstream = async () =>
+  new Response(UPSTREAM_SSE, { headers: { "content-type": "text/event-stream" } });
+const app = relay.createRelay({ upstreams: [{ baseURL: "https://up.invalid/v1" }], fetch: upstream });
 const stream = core.streamChat({
   baseURL: "http://relay.invalid/v1",
   body: { model: "demo", messages: [{ role: "user", content: "pack test" }] },
@@ -66,8 +71,7 @@ for await (const event of stream) if (event.type === "text") text += event.text;
 const result = await stream.result;
 if (text === "" || result.content !== text) throw new Error("unexpected stream: " + text);
 
-// Anthropic's decoder is a module of the package loaded on first use: it must be in the
-// tarball and resolve from the installed dist.
+// Anthropic's decoder, one of the package's modules, resolves from the installed dist.
 const sse = [
   ["content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Hi" } }],
   ["message_delta", { type: "message_delta", delta: { stop_reason: "end_turn" } }],
@@ -98,7 +102,12 @@ const CONSUMER_CJS = `
   if (typeof streamChat !== "function" || typeof createRelay !== "function") {
     throw new Error("dynamic import from CommonJS lacks streamChat or createRelay");
   }
-  const app = createRelay({ demo: { wordDelayMs: 0 } });
+  const sse = 'data: {"choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"stop"}]}' +
+    "\\n\\ndata: [DONE]\\n\\n";
+  const app = createRelay({
+    upstreams: [{ baseURL: "https://up.invalid/v1" }],
+    fetch: async () => new Response(sse, { headers: { "content-type": "text/event-stream" } }),
+  });
   const { content } = await streamChat({
     baseURL: "http://relay.invalid/v1",
     body: { model: "demo", messages: [{ role: "user", content: "from CommonJS" }] },
@@ -146,7 +155,7 @@ export async function collect(): Promise<ChatResult> {
   }
 }
 
-const relayOptions: RelayOptions = { keys: ["k"] };
+const relayOptions: RelayOptions = { upstreams: [{ baseURL: "https://up.example/v1" }], keys: ["k"] };
 export const app: Hono = createRelay(relayOptions);
 
 // The published types are real types, not \`any\`: these must be errors.
@@ -191,7 +200,12 @@ try {
     for (const needed of shipped) {
       if (!paths.includes(needed)) throw new Error(`tarball lacks ${needed}`);
     }
-    const stray = paths.filter((p) => /^(test|bench|scripts|\.ci)\/|\.test\.|\.tgz$/.test(p));
+    // The Worker entry and the playground are this repository's app, not the package.
+    const stray = paths.filter((p) =>
+      /^(test|bench|scripts|\.ci)\/|^(src|dist)\/apps\/(worker|playground)\/|\.test\.|\.tgz$/.test(
+        p,
+      )
+    );
     if (stray.length > 0) throw new Error(`tarball ships ${stray.join(", ")}`);
     return `${info.filename}, ${paths.length} files, ${(info.size / 1024).toFixed(0)} KiB`;
   });

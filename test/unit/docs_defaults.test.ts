@@ -92,11 +92,21 @@ describe("docs/options.md and docs/retries.md: streamChat's defaults", () => {
 });
 
 describe("docs/relay.md: createRelay's defaults and the bindings'", () => {
-  const resolved = resolveRelayOptions({}) as unknown as Record<string, unknown>;
+  const resolved = resolveRelayOptions({
+    upstreams: [{ baseURL: "https://api.example.com/v1" }],
+  }) as unknown as Record<string, unknown>;
   const relayDoc = doc("docs/relay.md");
 
   // Rows whose default is not a value (`the demo model`, `the client's`, `createRetryBudget()`).
-  const NOT_A_VALUE = ["upstreams", "keys", "fetch", "demo", "streams", "retryBudget"];
+  const NOT_A_VALUE = [
+    "upstreams",
+    "keys",
+    "fetch",
+    "forwardHeaders",
+    "models",
+    "streams",
+    "retryBudget",
+  ];
 
   test("every createRelay option is in the table, and each stated default is the one applied", () => {
     const rows = table(relayDoc, "`createRelay` option");

@@ -4,6 +4,8 @@
  */
 
 import { describe, expect, test } from "vitest";
+import type { Hono } from "hono";
+import { createDemoRelay } from "../../src/apps/demo/relay.ts";
 import { createRelay } from "../../src/relay/app.ts";
 import { relayOptionsFromEnv } from "../../src/relay/env.ts";
 import { decodePlan, encodePlan, type StartPlan } from "../../src/relay/streams/wire.ts";
@@ -19,7 +21,6 @@ function planWith(call: Partial<StartPlan["call"]>): StartPlan {
       ...call,
     },
     upstreams: [0],
-    demo: undefined,
     chat: { id: "chatcmpl-1", model: "m", includeUsage: false },
     keepAliveMs: 15_000,
     ttlMs: 600_000,
@@ -67,6 +68,7 @@ describe("the start plan of a resumable stream", () => {
 });
 
 describe("createRelay checks the call options once", () => {
+  const upstreams = [{ baseURL: "https://api.example.com/v1" }];
   test.each([
     [
       "timeouts.idleMs NaN",
@@ -94,18 +96,21 @@ describe("createRelay checks the call options once", () => {
       "`timeouts.idleMS` is not a streamChat option; did you",
     ],
   ])("%s is refused at once", (_, options, type, message) => {
-    expect(() => createRelay(options as never)).toThrow(type);
-    expect(() => createRelay(options as never)).toThrow(`createRelay: ${message}`);
+    expect(() => createRelay({ upstreams, ...options } as never)).toThrow(type);
+    expect(() => createRelay({ upstreams, ...options } as never)).toThrow(
+      `createRelay: ${message}`,
+    );
   });
 
   test("a keepAliveMs longer than a timer takes is refused (Node would fire it every millisecond)", () => {
-    expect(() => createRelay({ keepAliveMs: 2_500_000_000 })).toThrow(RangeError);
-    expect(() => createRelay({ keepAliveMs: 2_147_483_647 })).not.toThrow();
+    expect(() => createRelay({ upstreams, keepAliveMs: 2_500_000_000 })).toThrow(RangeError);
+    expect(() => createRelay({ upstreams, keepAliveMs: 2_147_483_647 })).not.toThrow();
   });
 
   test("limits of Infinity are accepted", () => {
     expect(() =>
       createRelay({
+        upstreams,
         timeouts: { idleMs: Infinity, totalMs: Infinity },
         retry: { maxRetryAfterMs: Infinity },
       })
@@ -359,7 +364,7 @@ describe("the limit and the ids of what the relay holds", () => {
 describe("the cors option", () => {
   const ALLOWED = "https://app.example.com";
   const OTHER = "https://other.example.com";
-  const ask = (app: ReturnType<typeof createRelay>, origin: string, method = "GET") =>
+  const ask = (app: Hono, origin: string, method = "GET") =>
     app.request("/healthz", {
       method,
       headers: {
@@ -371,7 +376,7 @@ describe("the cors option", () => {
   test.each([["a string", ALLOWED], ["a list", [OTHER.replace("other", "third"), ALLOWED]]])(
     "{ origin: %s } allows that origin only, preflight included",
     async (_form, origin) => {
-      const app = createRelay({ cors: { origin } });
+      const app = createDemoRelay({ cors: { origin } });
       for (const method of ["GET", "OPTIONS"]) {
         const allowed = await ask(app, ALLOWED, method);
         expect(allowed.headers.get("access-control-allow-origin"), method).toBe(ALLOWED);
@@ -386,9 +391,9 @@ describe("the cors option", () => {
   );
 
   test("by default no origin is allowed; true allows any", async () => {
-    const closed = await ask(createRelay(), OTHER);
+    const closed = await ask(createDemoRelay(), OTHER);
     expect(closed.headers.get("access-control-allow-origin")).toBeNull();
-    const open = await ask(createRelay({ cors: true }), OTHER);
+    const open = await ask(createDemoRelay({ cors: true }), OTHER);
     expect(open.headers.get("access-control-allow-origin")).toBe("*");
   });
 });

@@ -49,7 +49,7 @@ function byteBody(pieces: Uint8Array[], end: "close" | "hold" | Error = "close")
 
 /** The relay's upstream fetch answering with `response`. */
 function fetched(response: Response): Promise<Response> {
-  return createUpstreamFetch(() => Promise.resolve(response), undefined)
+  return createUpstreamFetch(() => Promise.resolve(response))
     .fetch("https://up.test/v1/chat/completions");
 }
 
@@ -202,7 +202,6 @@ function relayed(pieces: string[], end: "close" | "hold" = "close", idleMs?: num
   const { stream, cancelled } = byteBody(pieces.map((p) => encoder.encode(p)), end);
   const upstream = createUpstreamFetch(
     () => Promise.resolve(new Response(stream, { headers: SSE })),
-    undefined,
   );
   const chat = relayChat(
     {

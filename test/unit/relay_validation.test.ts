@@ -5,7 +5,7 @@
  */
 
 import { describe, expect, test } from "vitest";
-import { createRelay } from "../../src/relay/app.ts";
+import { createDemoRelay } from "../../src/apps/demo/relay.ts";
 import {
   ACCEPTED_INPUTS,
   answerTo,
@@ -17,7 +17,7 @@ import {
 const SEED = Number(process.env.FC_SEED ?? Math.floor(Math.random() * 2 ** 31));
 console.log(`relay_validation: fuzz seed ${SEED} (rerun with FC_SEED=${SEED})`);
 
-const app = createRelay({ demo: { wordDelayMs: 0 }, retry: { initialDelayMs: 1, maxDelayMs: 2 } });
+const app = createDemoRelay({ retry: { initialDelayMs: 1, maxDelayMs: 2 } }, { wordDelayMs: 0 });
 
 const send = (request: Request) => app.request(request);
 

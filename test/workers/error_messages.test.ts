@@ -1,16 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { isPartialStreamError, isUpstreamStreamError, streamChat } from "../../src/index.ts";
-import { createRelay } from "../../src/relay/app.ts";
+import { createDemoRelay } from "../../src/apps/demo/relay.ts";
 import { chatBody, parseSSE, postChat } from "./helpers.ts";
 
 // What a person reads when a call through the relay fails: one sentence per hop, never the
 // chain of every hop's messages ("stopstream: … stopstream: … : … : …").
 
 const relay = () =>
-  createRelay({
-    retry: { initialDelayMs: 1, maxDelayMs: 5 },
-    maxRetries: 1,
-    demo: { wordDelayMs: 1 },
+  createDemoRelay({ retry: { initialDelayMs: 1, maxDelayMs: 5 }, maxRetries: 1 }, {
+    wordDelayMs: 1,
   });
 
 describe("relay error sentences", () => {

@@ -5,7 +5,7 @@
  */
 
 import type { Hono } from "hono";
-import { createRelay } from "../../src/relay/app.ts";
+import { createDemoRelay } from "../../src/apps/demo/relay.ts";
 import type { RelayOptions } from "../../src/relay/options.ts";
 
 /** A parsed SSE response body. */
@@ -134,21 +134,17 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T)
  * A relay on the in-process demo upstream (1 ms per word, 1–5 ms backoff), recording what the
  * demo saw: every request, and the first cancel.
  */
-export function demoRelay(options: RelayOptions = {}): {
+export function demoRelay(options: Omit<RelayOptions, "upstreams" | "fetch"> = {}): {
   app: Hono;
   requests: Array<{ attempt: number; faults: string }>;
   cancelled: Promise<{ attempt: number; wordsSent: number }>;
 } {
   const requests: Array<{ attempt: number; faults: string }> = [];
   const cancelled = deferred<{ attempt: number; wordsSent: number }>();
-  const app = createRelay({
-    retry: { initialDelayMs: 1, maxDelayMs: 5 },
-    ...options,
-    demo: {
-      wordDelayMs: 1,
-      onRequest: (info) => requests.push(info),
-      onCancel: (info) => cancelled.resolve(info),
-    },
+  const app = createDemoRelay({ retry: { initialDelayMs: 1, maxDelayMs: 5 }, ...options }, {
+    wordDelayMs: 1,
+    onRequest: (info) => requests.push(info),
+    onCancel: (info) => cancelled.resolve(info),
   });
   return { app, requests, cancelled: cancelled.promise };
 }

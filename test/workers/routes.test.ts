@@ -1,5 +1,6 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { createDemoRelay } from "../../src/apps/demo/relay.ts";
 import { createRelay } from "../../src/relay/app.ts";
 import { createWorkerApp } from "../../src/apps/worker/worker.ts";
 import { chatBody, fakeUpstream, postChat, sse, sseResponse } from "./helpers.ts";
@@ -20,7 +21,7 @@ async function errorOf(
 
 describe("routes", () => {
   it("GET /healthz answers ok without a key", async () => {
-    const app = createRelay({ keys: ["k1"] });
+    const app = createDemoRelay({ keys: ["k1"] });
     const response = await app.request("/healthz");
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ status: "ok" });
@@ -103,7 +104,7 @@ describe("routes", () => {
     });
     expect(models.headers.get("access-control-expose-headers")).toContain("x-stopstream-attempts");
     // Without the option, createRelay sends no CORS headers at all.
-    const plain = await createRelay().request("/healthz", {
+    const plain = await createDemoRelay().request("/healthz", {
       headers: { origin: "https://app.example" },
     });
     expect(plain.headers.get("access-control-allow-origin")).toBeNull();
@@ -121,7 +122,7 @@ describe("routes", () => {
 });
 
 describe("validation", () => {
-  const app = createRelay();
+  const app = createDemoRelay();
 
   it.each([
     ["not JSON", "{nope"],
@@ -156,17 +157,20 @@ describe("validation", () => {
   });
 
   it("the demo's own route has the same limit (it is as public as the relay)", async () => {
-    const demo = createRelay({ maxBodyBytes: 64 });
+    const demo = createDemoRelay({ maxBodyBytes: 64 });
     const big = JSON.stringify(chatBody({ padding: "x".repeat(100) }));
     const refused = await demo.request("/demo/v1/chat/completions", { method: "POST", body: big });
     expect(refused.status).toBe(413);
     expect((await errorOf(refused)).code).toBe("request_too_large");
     const small = JSON.stringify({ messages: [{ role: "user", content: "hi" }] });
-    const served = await createRelay({ maxBodyBytes: 1024 }).request("/demo/v1/chat/completions", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: small,
-    });
+    const served = await createDemoRelay({ maxBodyBytes: 1024 }).request(
+      "/demo/v1/chat/completions",
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: small,
+      },
+    );
     expect(served.status).toBe(200);
     expect((await served.json()).choices[0].message.content).toContain("hi");
   });

@@ -4,7 +4,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import type { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { createRelay } from "../../src/relay/app.ts";
+import { createDemoRelay } from "../../src/apps/demo/relay.ts";
 import { relayOptionsFromEnv } from "../../src/relay/env.ts";
 import { StreamStore } from "../../src/relay/streams/stream_store.ts";
 import {
@@ -320,9 +320,9 @@ describe("configuration", () => {
   });
 
   it("createRelay refuses streams that are not a namespace, and non-positive limits", () => {
-    expect(() => createRelay({ streams: {} as never })).toThrow(TypeError);
-    expect(() => createRelay({ streams: env.STREAMS, resumeTtlMs: 0 })).toThrow(/resumeTtlMs/);
-    expect(() => createRelay({ streams: env.STREAMS, maxStreamBytes: -5 })).toThrow(
+    expect(() => createDemoRelay({ streams: {} as never })).toThrow(TypeError);
+    expect(() => createDemoRelay({ streams: env.STREAMS, resumeTtlMs: 0 })).toThrow(/resumeTtlMs/);
+    expect(() => createDemoRelay({ streams: env.STREAMS, maxStreamBytes: -5 })).toThrow(
       /maxStreamBytes/,
     );
   });

@@ -4,7 +4,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import type { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { createRelay } from "../../src/relay/app.ts";
+import { createDemoRelay } from "../../src/apps/demo/relay.ts";
 import { relayOptionsFromEnv } from "../../src/relay/env.ts";
 import { resolveRelayOptions } from "../../src/relay/options.ts";
 import { EventLog } from "../../src/relay/streams/event_log.ts";
@@ -117,13 +117,15 @@ describe("configuration", () => {
   it("maxStreamReaders (binding MAX_STREAM_READERS) is a whole number ≥ 1, 16 by default", () => {
     expect(relayOptionsFromEnv({ MAX_STREAM_READERS: "4" }).maxStreamReaders).toBe(4);
     expect(relayOptionsFromEnv({}).maxStreamReaders).toBeUndefined();
-    expect(resolveRelayOptions({}).maxStreamReaders).toBe(16);
+    expect(
+      resolveRelayOptions({ upstreams: [{ baseURL: "https://up.test/v1" }] }).maxStreamReaders,
+    ).toBe(16);
     expect(() => relayOptionsFromEnv({ MAX_STREAM_READERS: "0" })).toThrow(/MAX_STREAM_READERS/);
     expect(() => relayOptionsFromEnv({ MAX_STREAM_READERS: "many" })).toThrow(
       /MAX_STREAM_READERS/,
     );
     for (const bad of [0, 1.5, -1]) {
-      expect(() => createRelay({ streams: env.STREAMS, maxStreamReaders: bad })).toThrow(
+      expect(() => createDemoRelay({ streams: env.STREAMS, maxStreamReaders: bad })).toThrow(
         /maxStreamReaders must be a whole number ≥ 1/,
       );
     }

@@ -58,7 +58,6 @@ function startRequest(id: string, testId: string, call: Partial<StartPlan["call"
       ...call,
     },
     upstreams: [0],
-    demo: undefined,
     chat: { id: "chatcmpl-start", model: "demo", includeUsage: false },
     keepAliveMs: 15_000,
     ttlMs: 60_000,

@@ -1,13 +1,13 @@
 /**
  * Bad input is a 400 in workerd too (JSON nested 5,000 levels deep used to be a 200 here), and
  * the same seeded fuzz as under Node (test/unit/relay_validation.test.ts) never gets a 5xx or
- * a hang. The named cases go through the Worker itself; the fuzz through `createRelay` with a
+ * a hang. The named cases go through the Worker itself; the fuzz through `createDemoRelay` with a
  * demo that does not pace its words (the Worker's 25 ms per word would make it slow).
  */
 
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createRelay } from "../../src/relay/app.ts";
+import { createDemoRelay } from "../../src/apps/demo/relay.ts";
 import {
   ACCEPTED_INPUTS,
   answerTo,
@@ -20,10 +20,7 @@ const SEED = Math.floor(Math.random() * 2 ** 31);
 console.log(`workers validation: fuzz seed ${SEED} (rerun: set SEED in this file)`);
 
 const worker = (request: Request) => exports.default.fetch(request);
-const relay = createRelay({
-  demo: { wordDelayMs: 0 },
-  retry: { initialDelayMs: 1, maxDelayMs: 2 },
-});
+const relay = createDemoRelay({ retry: { initialDelayMs: 1, maxDelayMs: 2 } }, { wordDelayMs: 0 });
 const fast = (request: Request) => relay.request(request);
 
 describe("bad input is a 400", () => {

@@ -3,6 +3,7 @@
  * @module
  */
 
+import { MAX_TIMER_MS } from "../../core/constants.ts";
 import { parseArgs } from "node:util";
 import { closestName } from "../../core/option_keys.ts";
 import type { ProtocolName } from "../../core/chat_options.ts";
@@ -222,7 +223,7 @@ function parseCount(flag: string, text: string): number {
 export function parseDuration(flag: string, text: string): number {
   const match = DURATION.exec(text.trim());
   const ms = match === null ? Number.NaN : Number(match[1]) * UNIT_MS[match[2] ?? "s"]!;
-  if (!(ms >= 1 && ms <= 2_147_483_647)) {
+  if (!(ms >= 1 && ms <= MAX_TIMER_MS)) {
     throw new UsageError(`${flag} must be a duration like 30, 30s, 500ms or 2m, got "${text}"`);
   }
   return Math.round(ms);

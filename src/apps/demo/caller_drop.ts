@@ -1,22 +1,30 @@
+// The demo's `caller-drop-after=N` fault, played in front of the relay: the caller's stream is
+// cut after N events, as a network that goes away would cut it. The relay learns of it as of
+// any caller gone: the request's signal fires (a resumable stream runs on; any other stops).
+
 import type { MiddlewareHandler } from "hono";
+import { noop } from "../../core/constants.ts";
 import { DEMO_FAULT_HEADER, parseDemoFaults } from "./upstream.ts";
-import { stopAnswer } from "../../relay/body_pipe.ts";
 
 const DATA_LINE = /(?:^|\n)data:/;
 
-/** The demo's `caller-drop-after=N` fault: the relay cuts its own caller off after N events. */
+/** Middleware for the relay's chat route: applies the fault to the streaming answer. */
 export function callerDrop(): MiddlewareHandler {
   return async (c, next) => {
-    await next();
     const after = callerDropAfter(c.req.header(DEMO_FAULT_HEADER));
+    if (after === undefined) return next();
+    // What the relay reads as "the caller left" is the request's signal: this one fires too.
+    const cut = new AbortController();
+    c.req.raw = new Request(c.req.raw, { signal: AbortSignal.any([c.req.raw.signal, cut.signal]) });
+    await next();
     const response = c.res;
     const sse = response.headers.get("content-type")?.startsWith("text/event-stream") === true;
-    if (after === undefined || !sse || response.body === null) return;
-    c.res = new Response(cutAfterEvents(response.body, after), response);
+    if (!sse || response.body === null) return;
+    c.res = new Response(cutAfterEvents(response.body, after, cut), response);
   };
 }
 
-/** The fault's event count, if the spec asks for it (a bad spec was answered already). */
+/** The fault's event count, if the spec asks for it (a bad spec is the demo's 400 to give). */
 function callerDropAfter(spec: string | undefined): number | undefined {
   if (spec === undefined) return undefined;
   try {
@@ -30,18 +38,24 @@ function callerDropAfter(spec: string | undefined): number | undefined {
 function cutAfterEvents(
   body: ReadableStream<Uint8Array>,
   events: number,
+  cut: AbortController,
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let seen = 0;
   let tail = "";
-  let cut = false;
+  let done = false;
+  const drop = (): void => {
+    const reason = new Error("the relay dropped its caller (demo fault)");
+    cut.abort(reason);
+    reader.cancel(reason).catch(noop);
+  };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       // The error comes on the read after the last event: an error empties the queue.
-      if (cut) return controller.error(new Error(`the relay dropped its caller (demo fault)`));
-      const { done, value } = await reader.read();
-      if (done) return controller.close();
+      if (done) return controller.error(new Error("the relay dropped its caller (demo fault)"));
+      const { done: ended, value } = await reader.read();
+      if (ended) return controller.close();
       const chunk = decoder.decode(value, { stream: true });
       const text = tail + chunk;
       let start = 0;
@@ -49,21 +63,14 @@ function cutAfterEvents(
         const block = text.slice(start, end);
         start = end + 2;
         if (DATA_LINE.test(block) && ++seen === events) {
-          cut = true;
-          const reason = new Error("the relay dropped its caller (demo fault)");
-          void reader.cancel(reason).catch(noop);
-          stopAnswer(body, reason);
+          done = true;
+          drop();
           return controller.enqueue(new TextEncoder().encode(chunk.slice(0, start - tail.length)));
         }
       }
       tail = text.slice(start);
       controller.enqueue(value);
     },
-    cancel(reason) {
-      stopAnswer(body, reason);
-      return reader.cancel(reason);
-    },
+    cancel: drop,
   }, { highWaterMark: 0 });
 }
-
-const noop = (): void => {};

@@ -3,6 +3,8 @@
  * relay talks to it with `fetch` only), so `stopstream/hono` still loads in Node, Deno and Bun.
  */
 
+import type { RelayFetch } from "../options.ts";
+import { ATTEMPTS_HEADER } from "../../core/constants.ts";
 import { redact } from "../../core/redact.ts";
 import { sameHash } from "../auth.ts";
 import { errorEvent, errorResponse } from "../error_response.ts";
@@ -41,6 +43,19 @@ export interface RelayStreamState {
 }
 
 /**
+ * What a Worker may give its `RelayStream` class (in a subclass's constructor).
+ *
+ * @example
+ * ```ts
+ * const options: RelayStreamOptions = { fetch: (input, init) => fetch(input, init) };
+ * ```
+ */
+export interface RelayStreamOptions {
+  /** Calls the upstreams, as `createRelay`'s `fetch` option. Default `globalThis.fetch`. */
+  fetch?: RelayFetch;
+}
+
+/**
  * The Durable Object class behind resumable streams (binding `STREAMS`, SQLite-backed). Export
  * it from your Worker's entry module next to your app.
  *
@@ -51,6 +66,7 @@ export interface RelayStreamState {
  */
 export class RelayStream {
   #ctx: RelayStreamState;
+  #fetch: RelayFetch | undefined;
   #store: StreamStore;
   /** The upstream call, while this instance runs it: a restart loses it. */
   #run: StreamRun | undefined;
@@ -58,8 +74,9 @@ export class RelayStream {
   #recorded: Promise<void> | undefined;
 
   /** Called by the runtime with the object's state; `env` is not used. */
-  constructor(ctx: RelayStreamState, _env?: unknown) {
+  constructor(ctx: RelayStreamState, _env?: unknown, options: RelayStreamOptions = {}) {
     this.#ctx = ctx;
+    this.#fetch = options.fetch;
     this.#store = new StreamStore(ctx.storage);
   }
 
@@ -109,7 +126,7 @@ export class RelayStream {
     try {
       plan = decodePlan(await request.text());
       log = new EventLog(this.#store, plan.maxBytes, 1);
-      run = new StreamRun(plan, log); // checks the call's options; sends nothing yet
+      run = new StreamRun(plan, log, this.#fetch); // checks the call's options; sends nothing yet
       this.#store.create({
         id: plan.id,
         owner: plan.owner,
@@ -141,7 +158,7 @@ export class RelayStream {
     this.#ctx.waitUntil?.(this.#recorded);
     const failure = await run.committed;
     // For the Worker's cooldowns; the Worker removes the outcomes header.
-    const told = { "x-stopstream-attempts": String(run.attempts), [OUTCOMES_HEADER]: run.outcomes };
+    const told = { [ATTEMPTS_HEADER]: String(run.attempts), [OUTCOMES_HEADER]: run.outcomes };
     if (failure !== undefined) return errorResponse(failure, told);
     return new Response(readEvents(log, 0, plan.keepAliveMs), {
       headers: { ...SSE_HEADERS, ...told, ...run.headers, [STREAM_ID_HEADER]: plan.id },

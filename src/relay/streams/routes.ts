@@ -40,7 +40,7 @@ export function wantsResumable(headers: Headers): boolean {
 export async function startStream(
   config: StreamsConfig,
   caller: Request,
-  parts: Pick<StartPlan, "call" | "upstreams" | "demo" | "chat" | "keepAliveMs">,
+  parts: Pick<StartPlan, "call" | "upstreams" | "chat" | "keepAliveMs">,
 ): Promise<{ response: Response; outcomes: Array<Outcome | undefined> | undefined }> {
   const id = newStreamId();
   const plan: StartPlan = {

@@ -1,7 +1,7 @@
 /** The upstream call of one resumable stream: it runs whether or not anyone reads. */
 
+import type { RelayFetch } from "../options.ts";
 import type { Call } from "../../client/internal.ts";
-import { createDemoUpstream } from "../../apps/demo/upstream.ts";
 import type { StreamChatOptions } from "../../core/chat_options.ts";
 import { type ChunkEncoder, DONE_EVENT, type RelayItem } from "../chunks.ts";
 import { commitTiming } from "../commit.ts";
@@ -75,18 +75,11 @@ export class StreamRun {
   #encoder: ChunkEncoder;
   #outcomes = new CallOutcomes();
 
-  constructor(plan: StartPlan, log: EventLog) {
+  constructor(plan: StartPlan, log: EventLog, fetch: RelayFetch | undefined) {
     this.committed = new Promise((resolve) => (this.#commit = resolve));
     this.#plan = plan;
     this.#log = log;
-    const demo = plan.demo && {
-      baseURL: plan.demo.baseURL,
-      handler: createDemoUpstream(
-        plan.demo.wordDelayMs === undefined ? {} : { wordDelayMs: plan.demo.wordDelayMs },
-      ),
-      fault: plan.demo.fault,
-    };
-    this.#fetch = createUpstreamFetch(undefined, demo);
+    this.#fetch = createUpstreamFetch(fetch);
     this.#label = new AnswerLabel(
       (target) => plan.upstreams[target] ?? target,
       () => this.attempts,

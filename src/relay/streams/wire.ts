@@ -9,7 +9,7 @@ import { errorResponse } from "../error_response.ts";
 export const RESUMABLE_HEADER = "x-stopstream-resumable";
 
 // The response header with the stream id is the one the client reads (`x-stopstream-stream-id`).
-export { STREAM_ID_HEADER } from "../../client/internal.ts";
+export { STREAM_ID_HEADER } from "../../core/constants.ts";
 
 export const OWNER_HEADER = "x-stopstream-owner";
 
@@ -37,7 +37,6 @@ export interface StartPlan {
   call: StreamChatOptions;
   /** The configured index of each target (cooldown may have skipped some), for the labels. */
   upstreams: readonly number[];
-  demo: { baseURL: string; wordDelayMs: number | undefined; fault: string | null } | undefined;
   chat: { id: string; model: string; includeUsage: boolean; progress?: boolean };
   keepAliveMs: number;
   ttlMs: number;
