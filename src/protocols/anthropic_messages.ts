@@ -1,10 +1,9 @@
 import { appendMessage, joinURL, requestHeaders } from "./request.ts";
 import { upstreamError } from "./upstream_error.ts";
-import { errorEventPayload, parseEventData } from "./event_data.ts";
+import { errorEventPayload, type EventData, parseEventData } from "./event_data.ts";
 import { StreamProtocolError } from "../core/error_classes.ts";
 import type { Accumulator } from "../core/accumulator.ts";
 import { type AnthropicUsage, anthropicUsage } from "./anthropic_wire.ts";
-import type { EventData } from "./event_data.ts";
 import { AnthropicOutput } from "./anthropic_output.ts";
 import {
   EVENT_KEEPALIVE,
@@ -44,7 +43,7 @@ class AnthropicDecoder implements StreamDecoder {
     this.#acc = acc;
     this.#out = new AnthropicOutput(acc.previousOutput);
     acc.output = this.#out;
-    if (acc.continuedFrom > 0) this.#skip = trailingWhitespace(acc.content);
+    if (acc.continuedFrom > 0) this.#skip = acc.content.slice(acc.content.trimEnd().length);
   }
 
   onEvent(event: string | undefined, data: string): EventOutcome {
@@ -210,16 +209,6 @@ function isNonEmptyObject(value: unknown): boolean {
   return false;
 }
 
-function trailingWhitespace(text: string): string {
-  return text.slice(text.trimEnd().length);
-}
-
-function decodeMessage(message: unknown, acc: Accumulator): void {
-  const decoder = new AnthropicDecoder(acc);
-  decoder.message(message);
-  decoder.end();
-}
-
 export const anthropicMessages: Protocol = {
   name: "anthropic-messages",
   buildRequest(target: RequestTarget): ProtocolRequest {
@@ -235,7 +224,11 @@ export const anthropicMessages: Protocol = {
     return new AnthropicDecoder(acc);
   },
   toUpstreamError: upstreamError,
-  decodeMessage,
+  decodeMessage(message: unknown, acc: Accumulator): void {
+    const decoder = new AnthropicDecoder(acc);
+    decoder.message(message);
+    decoder.end();
+  },
   continuationBody(body: Record<string, unknown>, partialText: string): Record<string, unknown> {
     // Assistant prefill. The API rejects a final assistant turn ending in whitespace: it is
     // trimmed here and skipped again when the model re-sends it (the decoder's `#skip`).

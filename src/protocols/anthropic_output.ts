@@ -13,6 +13,14 @@ const TOOL = 2;
 const INPUT = 3;
 const OTHER = 4;
 
+const KINDS = new Map<unknown, number>([
+  ["text", TEXT],
+  ["thinking", THINKING],
+  ["tool_use", TOOL],
+  ["server_tool_use", INPUT],
+  ["mcp_tool_use", INPUT],
+]);
+
 interface BlockRecord {
   block: EventData;
   kind: number;
@@ -24,22 +32,6 @@ interface BlockRecord {
   slot: number;
   /** INPUT: the streamed JSON; THINKING: the streamed signature. */
   tail: string;
-}
-
-function kindOf(type: unknown): number {
-  switch (type) {
-    case "text":
-      return TEXT;
-    case "thinking":
-      return THINKING;
-    case "tool_use":
-      return TOOL;
-    case "server_tool_use":
-    case "mcp_tool_use":
-      return INPUT;
-    default:
-      return OTHER;
-  }
 }
 
 export class AnthropicOutput implements OutputAssembler {
@@ -54,15 +46,15 @@ export class AnthropicOutput implements OutputAssembler {
   }
 
   /** A block starts: call before the accumulator gets its text, so `from` is right. */
-  open(index: number, block: EventData, acc: Accumulator): BlockRecord {
-    const kind = kindOf(block?.type);
+  open(index: number, block: EventData, acc: Accumulator): void {
+    const kind = KINDS.get(block?.type) ?? OTHER;
     const last = this.#records[this.#records.length - 1];
     if (this.#carried && kind === TEXT && last?.kind === TEXT) {
       // A continuation's text goes on the cut-off text block: one block, as if never cut.
       this.#carried = false;
       last.to = -1;
       this.#byIndex[index] = last;
-      return last;
+      return;
     }
     this.#carried = false;
     const record: BlockRecord = {
@@ -75,7 +67,6 @@ export class AnthropicOutput implements OutputAssembler {
     };
     this.#records.push(record);
     this.#byIndex[index] = record;
-    return record;
   }
 
   slot(index: number, slot: number): void {

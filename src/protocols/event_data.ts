@@ -8,23 +8,18 @@ export type EventData = any;
 /** Throws `StreamProtocolError`: data that does not parse will not parse on a retry either. */
 export function parseEventData(data: string): EventData {
   let value: EventData;
+  let cause: unknown;
   try {
     value = JSON.parse(data);
-  } catch (cause) {
-    throw notAnObject(data, cause);
+  } catch (error) {
+    cause = error;
   }
   // An array is no event: decoders would find no field in a batch (`[{…},{…}]`) and lose it.
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw notAnObject(data, undefined);
+    const message = malformedMessage("a data line is not a JSON object", data);
+    throw new StreamProtocolError(message, { cause });
   }
   return value;
-}
-
-function notAnObject(data: string, cause: unknown): StreamProtocolError {
-  return new StreamProtocolError(
-    malformedMessage("a data line is not a JSON object", data),
-    { cause },
-  );
 }
 
 /** Plain text (`data: Overloaded`) is still the provider's error, not a `StreamProtocolError`. */

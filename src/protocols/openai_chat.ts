@@ -1,5 +1,4 @@
 import type { Accumulator } from "../core/accumulator.ts";
-import type { Usage } from "../core/chat_result.ts";
 import {
   EVENT_PROGRESS,
   EVENT_TERMINAL,
@@ -11,11 +10,9 @@ import {
 } from "./protocol.ts";
 import { appendMessage, bearerHeaders, joinURL } from "./request.ts";
 import { upstreamError } from "./upstream_error.ts";
-import { errorEventPayload, parseEventData } from "./event_data.ts";
-import { usage } from "./usage.ts";
-import type { EventData } from "./event_data.ts";
+import { errorEventPayload, type EventData, parseEventData } from "./event_data.ts";
 import { ChatMessageOutput } from "./openai_chat_output.ts";
-import type { OpenAIChatChunk, OpenAIToolCallDelta, OpenAIUsage } from "./openai_chat_wire.ts";
+import { type OpenAIChatChunk, type OpenAIToolCallDelta, openAIUsage } from "./openai_chat_wire.ts";
 
 const TEXT_PART = { type: "text" };
 
@@ -37,7 +34,6 @@ class OpenAIChatDecoder implements StreamDecoder {
       if (this.#acc.finishReason === undefined) this.#acc.setFinish("stop");
       return EVENT_TERMINAL;
     }
-    // An `event: error` with plain text is still the provider's error, not bad framing.
     if (event === "error") throw upstreamError(errorEventPayload(data));
     const chunk: OpenAIChatChunk = parseEventData(data);
     if (chunk.error != null) throw upstreamError(chunk);
@@ -151,37 +147,6 @@ class OpenAIChatDecoder implements StreamDecoder {
   }
 }
 
-export function openAIUsage(raw: OpenAIUsage): Usage {
-  return usage(
-    raw.prompt_tokens ?? 0,
-    raw.completion_tokens ?? 0,
-    raw.total_tokens,
-    raw.prompt_tokens_details?.cached_tokens,
-    raw.completion_tokens_details?.reasoning_tokens,
-    raw,
-  );
-}
-
-/** A whole `chat.completion` as one chunk whose delta is the message (each call at its index). */
-function decodeMessage(message: unknown, acc: Accumulator): void {
-  const completion = message as EventData;
-  const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
-  const m = choice?.message ?? {};
-  const calls = Array.isArray(m.tool_calls)
-    ? m.tool_calls.map((call: EventData, index: number) => ({ ...call, index }))
-    : undefined;
-  new OpenAIChatDecoder(acc).chunk({
-    ...completion,
-    choices: [{
-      index: 0,
-      delta: { ...m, tool_calls: calls },
-      finish_reason: choice?.finish_reason,
-    }],
-  });
-  if (acc.finishReason === undefined) acc.setFinish("stop");
-  (acc.output as ChatMessageOutput).whole = { role: "assistant", ...m };
-}
-
 function textOf(thinking: unknown): string {
   if (typeof thinking === "string") return thinking;
   let text = "";
@@ -210,7 +175,25 @@ export const openAIChat: Protocol = {
     return new OpenAIChatDecoder(acc);
   },
   toUpstreamError: upstreamError,
-  decodeMessage,
+  /** A whole `chat.completion` as one chunk whose delta is the message (each call at its index). */
+  decodeMessage(message: unknown, acc: Accumulator): void {
+    const completion = message as EventData;
+    const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
+    const m = choice?.message ?? {};
+    const calls = Array.isArray(m.tool_calls)
+      ? m.tool_calls.map((call: EventData, index: number) => ({ ...call, index }))
+      : undefined;
+    new OpenAIChatDecoder(acc).chunk({
+      ...completion,
+      choices: [{
+        index: 0,
+        delta: { ...m, tool_calls: calls },
+        finish_reason: choice?.finish_reason,
+      }],
+    });
+    if (acc.finishReason === undefined) acc.setFinish("stop");
+    (acc.output as ChatMessageOutput).whole = { role: "assistant", ...m };
+  },
   continuationBody(body: Record<string, unknown>, partialText: string): Record<string, unknown> {
     // Prefix completion (DeepSeek, vLLM, llama.cpp…): the partial answer as a trailing
     // assistant message marked `prefix: true`; the model streams only what follows.

@@ -1,3 +1,6 @@
+import { usage } from "./usage.ts";
+import type { Usage } from "../core/chat_result.ts";
+
 /** One `chat.completion.chunk` as sent on the wire (the fields stopstream reads). */
 export interface OpenAIChatChunk {
   /** The completion's id (the same on every chunk). */
@@ -67,4 +70,15 @@ export interface OpenAIUsage {
   prompt_tokens_details?: { cached_tokens?: number };
   /** The reasoning part of the completion. */
   completion_tokens_details?: { reasoning_tokens?: number };
+}
+
+export function openAIUsage(raw: OpenAIUsage): Usage {
+  return usage(
+    raw.prompt_tokens ?? 0,
+    raw.completion_tokens ?? 0,
+    raw.total_tokens,
+    raw.prompt_tokens_details?.cached_tokens,
+    raw.completion_tokens_details?.reasoning_tokens,
+    raw,
+  );
 }

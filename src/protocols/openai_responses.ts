@@ -1,7 +1,6 @@
 import { bearerHeaders, joinURL } from "./request.ts";
-import { errorEventPayload, parseEventData } from "./event_data.ts";
+import { errorEventPayload, type EventData, parseEventData } from "./event_data.ts";
 import type { Accumulator } from "../core/accumulator.ts";
-import type { EventData } from "./event_data.ts";
 import {
   EVENT_PROGRESS,
   EVENT_TERMINAL,
@@ -16,9 +15,9 @@ import { argumentsOf, CALL_KINDS, ResponsesOutput } from "./openai_responses_out
 
 class ResponsesDecoder implements StreamDecoder {
   #acc: Accumulator;
-  #out = new ResponsesOutput();
-  /** `output_index` → index in `acc.toolCalls`. */
+  /** `output_index` → index in `acc.toolCalls` (shared with the output, which patches calls). */
   #slots: Array<number | undefined> = [];
+  #out = new ResponsesOutput(this.#slots);
   /** Item id of each tool call by `acc.toolCalls` index, for events without `output_index`. */
   #itemIds: string[] = [];
   /** The output items whose text / reasoning arrived last: a new item starts a new paragraph. */
@@ -35,7 +34,6 @@ class ResponsesDecoder implements StreamDecoder {
   }
 
   onEvent(event: string | undefined, data: string): EventOutcome {
-    // An `event: error` whose data is text is still an error report, not bad framing.
     if (event === "error") throw responsesError(errorEventPayload(data));
     const message = parseEventData(data);
     const acc = this.#acc;
@@ -155,10 +153,7 @@ class ResponsesDecoder implements StreamDecoder {
     const name = typeof item.name === "string" ? item.name : "";
     const id = String(item.call_id ?? item.id ?? "");
     const slot = this.#acc.startToolCall(id, name, undefined, CALL_KINDS[item.type]);
-    if (typeof index === "number") {
-      this.#slots[index] = slot;
-      this.#out.slot(index, slot);
-    }
+    if (typeof index === "number") this.#slots[index] = slot;
     this.#itemIds[slot] = String(item.id ?? "");
     return slot;
   }
@@ -205,12 +200,6 @@ function finish(response: EventData, acc: Accumulator): void {
   }
 }
 
-function decodeMessage(message: unknown, acc: Accumulator): void {
-  const response = message as EventData;
-  if (response?.status === "failed") throw responsesError({ type: "response.failed", response });
-  new ResponsesDecoder(acc).response(response);
-}
-
 /** No `continuationBody`: the Responses API has no documented way to continue a partial message. */
 export const openAIResponses: Protocol = {
   name: "openai-responses",
@@ -223,5 +212,9 @@ export const openAIResponses: Protocol = {
     return new ResponsesDecoder(acc);
   },
   toUpstreamError: responsesError,
-  decodeMessage,
+  decodeMessage(message: unknown, acc: Accumulator): void {
+    const response = message as EventData;
+    if (response?.status === "failed") throw responsesError({ type: "response.failed", response });
+    new ResponsesDecoder(acc).response(response);
+  },
 };

@@ -31,9 +31,14 @@ export class ResponsesOutput implements OutputAssembler {
   /** By `output_index`: where the item's text starts in `acc.content`. */
   #textFrom: number[] = [];
   #textOrder: number[] = [];
-  #slots: number[] = [];
+  /** By `output_index`: the tool call's index in `acc.toolCalls` (the decoder's, shared). */
+  #slots: ReadonlyArray<number | undefined>;
   /** `response.output` of the final event, for servers that send no item events. */
   #final: EventData[] | undefined = undefined;
+
+  constructor(slots: ReadonlyArray<number | undefined>) {
+    this.#slots = slots;
+  }
 
   item(index: number, item: EventData, done: boolean): void {
     if (typeof index !== "number" || item === null || typeof item !== "object") return;
@@ -49,10 +54,6 @@ export class ResponsesOutput implements OutputAssembler {
 
   hasText(index: number): boolean {
     return this.#textFrom[index] !== undefined;
-  }
-
-  slot(index: number, slot: number): void {
-    if (typeof index === "number") this.#slots[index] = slot;
   }
 
   final(output: unknown): void {
