@@ -5,9 +5,10 @@
  */
 
 import { describe, expect, test } from "vitest";
+import { MAX_RESPONSE_MS } from "../../src/apps/demo/faults.ts";
 import { planDemoReply } from "../../src/apps/demo/reply.ts";
 import { createDemoStream } from "../../src/apps/demo/stream.ts";
-import { createDemoUpstream, MAX_RESPONSE_MS } from "../../src/apps/demo/upstream.ts";
+import { createDemoUpstream } from "../../src/apps/demo/upstream.ts";
 import { chatRequest, readBody } from "./demo_helpers.ts";
 
 const demo = createDemoUpstream({ wordDelayMs: 25 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test, vi } from "vitest";
-import { parseDemoFaults } from "../../src/apps/demo/upstream.ts";
+import { parseDemoFaults } from "../../src/apps/demo/faults.ts";
 import { isDemoDrop } from "../support/fault_handler.ts";
 import {
   chatRequest,

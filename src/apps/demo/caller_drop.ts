@@ -4,14 +4,20 @@
 
 import type { MiddlewareHandler } from "hono";
 import { noop } from "../../core/constants.ts";
-import { DEMO_FAULT_HEADER, parseDemoFaults } from "./upstream.ts";
+import { parseDemoFaults } from "./faults.ts";
+import { DEMO_FAULT_HEADER } from "./upstream.ts";
 
 const DATA_LINE = /(?:^|\n)data:/;
 
 /** Middleware for the relay's chat route: applies the fault to the streaming answer. */
 export function callerDrop(): MiddlewareHandler {
   return async (c, next) => {
-    const after = callerDropAfter(c.req.header(DEMO_FAULT_HEADER));
+    let after: number | undefined;
+    try {
+      after = parseDemoFaults(c.req.header(DEMO_FAULT_HEADER) ?? "", 1).callerDropAfter;
+    } catch {
+      // A bad spec is the demo's 400 to give, not this middleware's.
+    }
     if (after === undefined) return next();
     // What the relay reads as "the caller left" is the request's signal: this one fires too.
     const cut = new AbortController();
@@ -24,16 +30,6 @@ export function callerDrop(): MiddlewareHandler {
   };
 }
 
-/** The fault's event count, if the spec asks for it (a bad spec is the demo's 400 to give). */
-function callerDropAfter(spec: string | undefined): number | undefined {
-  if (spec === undefined) return undefined;
-  try {
-    return parseDemoFaults(spec, 1).callerDropAfter;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Errors after the `events`-th event (comments do not count): the chunked body never ends. */
 function cutAfterEvents(
   body: ReadableStream<Uint8Array>,
@@ -44,16 +40,16 @@ function cutAfterEvents(
   const decoder = new TextDecoder();
   let seen = 0;
   let tail = "";
-  let done = false;
+  let dropped: Error | undefined;
   const drop = (): void => {
-    const reason = new Error("the relay dropped its caller (demo fault)");
-    cut.abort(reason);
-    reader.cancel(reason).catch(noop);
+    dropped = new Error("the relay dropped its caller (demo fault)");
+    cut.abort(dropped);
+    reader.cancel(dropped).catch(noop);
   };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       // The error comes on the read after the last event: an error empties the queue.
-      if (done) return controller.error(new Error("the relay dropped its caller (demo fault)"));
+      if (dropped !== undefined) return controller.error(dropped);
       const { done: ended, value } = await reader.read();
       if (ended) return controller.close();
       const chunk = decoder.decode(value, { stream: true });
@@ -63,7 +59,6 @@ function cutAfterEvents(
         const block = text.slice(start, end);
         start = end + 2;
         if (DATA_LINE.test(block) && ++seen === events) {
-          done = true;
           drop();
           return controller.enqueue(new TextEncoder().encode(chunk.slice(0, start - tail.length)));
         }

@@ -1,53 +1,29 @@
-/**
- * Parsing of the demo upstream's fault spec (the `x-demo-fault` header).
- * @module
- */
-
-/** Times are milliseconds except `retryAfter` (seconds, as in the HTTP header). */
-export interface DemoFaults {
-  /** 200 means no status fault. */
-  status?: number;
-  retryAfter?: number;
-  retryAfterMs?: number;
-  dropAfter?: number;
-  stallMs?: number;
-  /** Words sent before the stall (default 1). */
-  stallAfter?: number;
-  pingMs?: number;
-  errorEventAfter?: number;
-  firstByteMs?: number;
-  html?: boolean;
-  wordDelayMs?: number;
-  words?: number;
-  reasoning?: number;
-  /** For the relay, not the demo: it cuts its own caller after this many events. */
-  callerDropAfter?: number;
-}
-
-type NumberField = Exclude<keyof DemoFaults, "html">;
+// Parsing of the demo upstream's fault spec (the `x-demo-fault` header).
 
 /** Every demo response ends within this many ms: a fault spec that would take longer gets a 400. */
 export const MAX_RESPONSE_MS = 120_000;
-// Upper bounds keep a public demo from holding connections open for hours or streaming megabytes.
-const MAX_MS = MAX_RESPONSE_MS;
-const MIN_PING_MS = 20;
-const NUMERIC_KEYS: Readonly<Record<string, readonly [NumberField, number, number]>> = {
-  "status": ["status", 200, 599],
+// Each key's field and bounds. Upper bounds keep a public demo from holding connections open for
+// hours or streaming megabytes. Times are ms except `retry-after` (seconds, as in the header).
+const NUMERIC_KEYS = {
+  "status": ["status", 200, 599], // 200 means no status fault
   "retry-after": ["retryAfter", 0, 3600],
   "retry-after-ms": ["retryAfterMs", 0, 3_600_000],
   "drop-after": ["dropAfter", 0, 10_000],
-  "stall-ms": ["stallMs", 0, MAX_MS],
-  "stall-after": ["stallAfter", 0, 10_000],
-  "ping-ms": ["pingMs", MIN_PING_MS, MAX_MS],
+  "stall-ms": ["stallMs", 0, MAX_RESPONSE_MS],
+  "stall-after": ["stallAfter", 0, 10_000], // words sent before the stall (default 1)
+  "ping-ms": ["pingMs", 20, MAX_RESPONSE_MS],
   "error-event-after": ["errorEventAfter", 0, 10_000],
-  "first-byte-ms": ["firstByteMs", 0, MAX_MS],
+  "first-byte-ms": ["firstByteMs", 0, MAX_RESPONSE_MS],
   "word-delay": ["wordDelayMs", 0, 10_000],
   "words": ["words", 1, 5_000],
   "reasoning": ["reasoning", 0, 1_000],
+  // For the relay, not the demo: it cuts its own caller after this many events.
   "caller-drop-after": ["callerDropAfter", 1, 10_000],
-};
+} as const;
 
-const DEMO_FAULT_KEYS: readonly string[] = [...Object.keys(NUMERIC_KEYS), "html"];
+type NumberField = (typeof NUMERIC_KEYS)[keyof typeof NUMERIC_KEYS][0];
+/** The parsed `x-demo-fault` spec: one field per key of the table above, plus `html`. */
+export type DemoFaults = { [Field in NumberField]?: number } & { html?: boolean };
 
 const ATTEMPT_KEY = /^attempt([1-9][0-9]*)$/;
 const INTEGER = /^[0-9]+$/;
@@ -91,27 +67,22 @@ function splitOnce(text: string, separator: string, entry: string): [string, str
 
 function setFault(faults: DemoFaults, key: string, value: string): void {
   if (key === "html") {
-    faults.html = parseFlag(value);
+    if (!["1", "true", "0", "false"].includes(value)) {
+      throw new RangeError(`x-demo-fault "html" must be 1, 0, true or false, got "${value}"`);
+    }
+    faults.html = value === "1" || value === "true";
     return;
   }
   // Own keys only: `__proto__` or `toString` must be unknown keys, not Object.prototype's.
-  const spec = Object.hasOwn(NUMERIC_KEYS, key) ? NUMERIC_KEYS[key] : undefined;
-  if (spec === undefined) {
-    throw new TypeError(
-      `Unknown x-demo-fault key "${key}"; known keys: ${DEMO_FAULT_KEYS.join(", ")}, attemptN`,
-    );
+  if (!Object.hasOwn(NUMERIC_KEYS, key)) {
+    const known = [...Object.keys(NUMERIC_KEYS), "html", "attemptN"].join(", ");
+    throw new TypeError(`Unknown x-demo-fault key "${key}"; known keys: ${known}`);
   }
-  const [field, min, max] = spec;
+  const [field, min, max] = NUMERIC_KEYS[key as keyof typeof NUMERIC_KEYS];
   const n = INTEGER.test(value) ? Number(value) : Number.NaN;
   if (!(n >= min && n <= max) || (field === "status" && n > 200 && n < 400)) {
     const range = field === "status" ? "200 or 400–599" : `an integer from ${min} to ${max}`;
     throw new RangeError(`x-demo-fault "${key}" must be ${range}, got "${value}"`);
   }
   faults[field] = n;
-}
-
-function parseFlag(value: string): boolean {
-  if (value === "1" || value === "true") return true;
-  if (value === "0" || value === "false") return false;
-  throw new RangeError(`x-demo-fault "html" must be 1, 0, true or false, got "${value}"`);
 }

@@ -20,20 +20,12 @@ import {
 /** Where the relay's requests to the demo go; served in-process, never over a network. */
 export const DEMO_BASE_URL = "https://demo.stopstream.invalid/v1";
 
-/** Short enough that the playground shows a demo stall retried within a couple of seconds. */
-const DEMO_TUNING: Pick<RelayOptions, "timeouts" | "retry"> = {
-  timeouts: { headersMs: 10_000, firstEventMs: 1_500, idleMs: 2_000 },
-  retry: { initialDelayMs: 200, maxDelayMs: 2_000 },
-};
-
-type DemoHandler = (request: Request) => Promise<Response>;
-
 /**
  * A `fetch` that answers requests under {@linkcode DEMO_BASE_URL} with `demo`, numbering them
  * by the relay's attempt (so `attempt1=status:503` fails only the first), and sends any other
  * to `globalThis.fetch`.
  */
-export function demoFetch(demo: DemoHandler): RelayFetch {
+export function demoFetch(demo: (request: Request) => Promise<Response>): RelayFetch {
   return (input, init, call) => {
     const request = new Request(input, init);
     if (!request.url.startsWith(`${DEMO_BASE_URL}/`)) return globalThis.fetch(request);
@@ -62,7 +54,9 @@ export function createDemoRelay(
 ): Hono {
   const demo = createDemoUpstream(demoOptions);
   const relay = createRelay({
-    ...DEMO_TUNING,
+    // Short enough that the playground shows a demo stall retried within a couple of seconds.
+    timeouts: { headersMs: 10_000, firstEventMs: 1_500, idleMs: 2_000 },
+    retry: { initialDelayMs: 200, maxDelayMs: 2_000 },
     ...options,
     upstreams: [{ baseURL: DEMO_BASE_URL }],
     fetch: demoFetch(demo),

@@ -1,20 +1,12 @@
-/**
- * What the demo model says: request validation and a deterministic reply plan, apart from timing.
- * @module
- */
+// What the demo model says: request validation and a deterministic reply plan, apart from timing.
 
 export interface DemoChatRequest {
   model: string;
   messages: unknown[];
-  tools: DemoTool[];
+  tools: { name: string; parameters: unknown }[];
   toolChoice: unknown;
   stream: boolean;
   includeUsage: boolean;
-}
-
-export interface DemoTool {
-  name: string;
-  parameters: unknown;
 }
 
 /** The reply as the deltas the stream paces one by one (the faults' "words"). */
@@ -47,7 +39,7 @@ export function parseDemoRequest(json: unknown): DemoChatRequest {
   };
 }
 
-function parseTool(tool: unknown, index: number): DemoTool {
+function parseTool(tool: unknown, index: number): DemoChatRequest["tools"][number] {
   const fn = isRecord(tool) ? tool.function : undefined;
   if (!isRecord(fn) || typeof fn.name !== "string" || fn.name === "") {
     throw new TypeError(`tools[${index}].function.name must be a non-empty string.`);
@@ -60,7 +52,16 @@ const TAIL = "This is the stopstream demo model, streaming a fixed reply word by
 const THOUGHT = "Let me think about how to answer this: the demo model always reasons in the " +
   "same careful, deterministic way before it replies.";
 const ECHO_WORDS = 10;
-const FRAGMENT_CHARS = 8;
+/** Tool arguments stream 8 code points at a time (`u`): none ends inside a surrogate pair. */
+const FRAGMENT = /[\s\S]{1,8}/gu;
+/** Sample argument values by JSON Schema type; any other type gets (an echo of) the user's text. */
+const SAMPLES: Readonly<Record<string, unknown>> = {
+  number: 42,
+  integer: 42,
+  boolean: true,
+  array: [],
+  object: {},
+};
 
 /** The same input always gives the same deltas. */
 export function planDemoReply(
@@ -79,23 +80,21 @@ export function planDemoReply(
   const last = request.messages[request.messages.length - 1];
   const callTools = request.tools.length > 0 && request.toolChoice !== "none" &&
     !(isRecord(last) && last.role === "tool");
-  let finishReason: DemoPlan["finishReason"] = "stop";
   if (callTools) {
-    finishReason = "tool_calls";
+    const said = lastUserText(request);
     const calls = request.tools.slice(0, 2).map((tool, index) => ({
-      index,
       id: `call_${id.slice(-8)}_${index}`,
       type: "function",
-      function: { name: tool.name, arguments: argumentsFor(tool, lastUserText(request)) },
+      function: { name: tool.name, arguments: argumentsFor(tool.parameters, said) },
     }));
-    for (const call of calls) {
-      const { index, id: callId, type, function: { name, arguments: args } } = call;
-      deltas.push({ tool_calls: [{ index, id: callId, type, function: { name, arguments: "" } }] });
-      for (const piece of fragments(args)) {
+    calls.forEach((call, index) => {
+      const { name, arguments: args } = call.function;
+      deltas.push({ tool_calls: [{ index, ...call, function: { name, arguments: "" } }] });
+      for (const piece of args.match(FRAGMENT) ?? []) {
         deltas.push({ tool_calls: [{ index, function: { arguments: piece } }] });
       }
-    }
-    message.tool_calls = calls.map(({ index: _index, ...call }) => call);
+    });
+    message.tool_calls = calls;
   } else {
     const words = takeWords(replyText(request), options.words);
     for (const word of words) deltas.push({ content: word });
@@ -112,7 +111,7 @@ export function planDemoReply(
   return {
     id,
     deltas,
-    finishReason,
+    finishReason: callTools ? "tool_calls" : "stop",
     usage: {
       prompt_tokens: prompt,
       completion_tokens: deltas.length,
@@ -161,8 +160,8 @@ function takeWords(text: string, count?: number): string[] {
   return out;
 }
 
-function argumentsFor(tool: DemoTool, userText: string): string {
-  const properties = isRecord(tool.parameters) ? tool.parameters.properties : undefined;
+function argumentsFor(parameters: unknown, userText: string): string {
+  const properties = isRecord(parameters) ? parameters.properties : undefined;
   const args: Record<string, unknown> = {};
   if (isRecord(properties)) {
     for (const [name, schema] of Object.entries(properties).slice(0, 4)) {
@@ -175,29 +174,9 @@ function argumentsFor(tool: DemoTool, userText: string): string {
 function sampleValue(schema: unknown, userText: string): unknown {
   if (!isRecord(schema)) return userText;
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
-  switch (schema.type) {
-    case "number":
-    case "integer":
-      return 42;
-    case "boolean":
-      return true;
-    case "array":
-      return [];
-    case "object":
-      return {};
-    default:
-      return userText === "" ? "stopstream" : echo(userText);
-  }
-}
-
-function fragments(text: string): string[] {
-  // Split on code points so no fragment ends inside a surrogate pair.
-  const points = Array.from(text);
-  const out: string[] = [];
-  for (let i = 0; i < points.length; i += FRAGMENT_CHARS) {
-    out.push(points.slice(i, i + FRAGMENT_CHARS).join(""));
-  }
-  return out.length > 0 ? out : [""];
+  const type = String(schema.type);
+  if (Object.hasOwn(SAMPLES, type)) return SAMPLES[type];
+  return userText === "" ? "stopstream" : echo(userText);
 }
 
 function countWords(text: string): number {

@@ -1,7 +1,4 @@
-/**
- * The demo upstream's SSE body: paces a reply plan word by word and injects mid-stream faults.
- * @module
- */
+// The demo upstream's SSE body: paces a reply plan word by word and injects mid-stream faults.
 
 import type { DemoFaults } from "./faults.ts";
 import type { DemoPlan } from "./reply.ts";
@@ -32,6 +29,7 @@ export function createDemoStream(input: DemoStreamInput): ReadableStream<Uint8Ar
   const { plan, faults, signal, onCancel, attempt } = input;
   const encoder = new TextEncoder();
   const created = Math.floor(Date.now() / 1000);
+  const head = { id: plan.id, object: "chat.completion.chunk", created, model: input.model };
   const delay = faults.wordDelayMs ?? input.wordDelayMs;
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let finished = false;
@@ -45,15 +43,7 @@ export function createDemoStream(input: DemoStreamInput): ReadableStream<Uint8Ar
     if (!finished) controller.enqueue(encoder.encode(text));
   };
   const event = (fields: { choices: unknown[]; usage?: unknown }): string =>
-    `data: ${
-      JSON.stringify({
-        id: plan.id,
-        object: "chat.completion.chunk",
-        created,
-        model: input.model,
-        ...fields,
-      })
-    }\n\n`;
+    `data: ${JSON.stringify({ ...head, ...fields })}\n\n`;
   const chunk = (delta: Record<string, unknown>, finishReason: string | null): string =>
     event({ choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] });
   const finish = (): void => {
@@ -64,6 +54,16 @@ export function createDemoStream(input: DemoStreamInput): ReadableStream<Uint8Ar
     signal?.removeEventListener("abort", onAbort);
     // Releasing a pending sleep lets the loop see `finished` and return instead of hanging.
     wake?.();
+  };
+  const fail = (error: unknown): void => {
+    if (finished) return;
+    finish();
+    controller.error(error);
+  };
+  const close = (last: string): void => {
+    send(last);
+    finish();
+    controller.close();
   };
   const cancelled = (): void => {
     if (finished) return;
@@ -96,16 +96,9 @@ export function createDemoStream(input: DemoStreamInput): ReadableStream<Uint8Ar
       if (i < deltas.length) await sleep(delay);
       if (finished) return;
       if (at(faults.dropAfter, i)) {
-        finish();
-        controller.error(new Error(`demo upstream dropped the connection after ${i} words`));
-        return;
+        return fail(new Error(`demo upstream dropped the connection after ${i} words`));
       }
-      if (at(faults.errorEventAfter, i)) {
-        send(LOST);
-        finish();
-        controller.close();
-        return;
-      }
+      if (at(faults.errorEventAfter, i)) return close(LOST);
       if (faults.stallMs !== undefined && at(faults.stallAfter ?? 1, i)) {
         await sleep(faults.stallMs);
         if (finished) return;
@@ -116,36 +109,22 @@ export function createDemoStream(input: DemoStreamInput): ReadableStream<Uint8Ar
     }
     send(chunk({}, plan.finishReason));
     if (input.includeUsage) send(event({ choices: [], usage: plan.usage }));
-    send(DONE);
-    finish();
-    controller.close();
+    close(DONE);
   };
 
   return new ReadableStream<Uint8Array>({
     start(c) {
       controller = c;
-      if (signal?.aborted) {
-        cancelled();
-        c.error(signal.reason);
-        return;
-      }
+      if (signal?.aborted) return onAbort();
       signal?.addEventListener("abort", onAbort, { once: true });
       if (faults.pingMs !== undefined) ping = setInterval(send, faults.pingMs, PING);
       if (input.endBy !== undefined) {
         limit = setTimeout(() => {
-          if (finished) return;
-          finish();
-          controller.error(new Error("demo upstream: the response time limit was reached"));
+          fail(new Error("demo upstream: the response time limit was reached"));
         }, Math.max(0, input.endBy - Date.now()));
       }
-      run().catch((error: unknown) => {
-        if (finished) return;
-        finish();
-        controller.error(error);
-      });
+      run().catch(fail);
     },
-    cancel() {
-      cancelled();
-    },
+    cancel: cancelled,
   });
 }

@@ -1,14 +1,9 @@
-/**
- * The demo upstream: an OpenAI-compatible model with a deterministic reply and faults on request.
- * A plain `Request → Response` function, so the relay, the CLI and the tests serve the same one.
- * @module
- */
+// The demo upstream: an OpenAI-compatible model with a deterministic reply and faults on request.
+// A plain `Request → Response` function, so the relay, the CLI and the tests serve the same one.
 
 import { type DemoFaults, MAX_RESPONSE_MS, parseDemoFaults } from "./faults.ts";
 import { parseDemoRequest, planDemoReply } from "./reply.ts";
 import { createDemoStream } from "./stream.ts";
-
-export { type DemoFaults, MAX_RESPONSE_MS, parseDemoFaults };
 
 /** Options of {@link createDemoUpstream}. */
 export interface DemoUpstreamOptions {
@@ -33,13 +28,13 @@ export function createDemoUpstream(
   }
   return async (request) => {
     const attemptHeader = request.headers.get(DEMO_ATTEMPT_HEADER)?.trim() ?? "1";
-    const attempt = /^[1-9][0-9]{0,5}$/.test(attemptHeader) ? Number(attemptHeader) : Number.NaN;
-    if (Number.isNaN(attempt)) {
+    if (!/^[1-9][0-9]{0,5}$/.test(attemptHeader)) {
       return errorResponse(
         400,
         `${DEMO_ATTEMPT_HEADER} must be a positive integer, got "${attemptHeader}"`,
       );
     }
+    const attempt = Number(attemptHeader);
     const spec = request.headers.get(DEMO_FAULT_HEADER) ?? "";
     options.onRequest?.({ attempt, faults: spec });
     if (request.method !== "POST") {
@@ -68,10 +63,7 @@ export function createDemoUpstream(
     } catch (error) {
       return errorResponse(400, (error as Error).message);
     }
-    const plan = planDemoReply(body, {
-      ...(faults.reasoning !== undefined ? { reasoning: faults.reasoning } : {}),
-      ...(faults.words !== undefined ? { words: faults.words } : {}),
-    });
+    const plan = planDemoReply(body, faults);
     const delay = faults.wordDelayMs ?? wordDelayMs;
     // Refused before any waiting: a public demo must not become a way to hold connections open.
     const plannedMs = plannedDuration(faults, body.stream ? plan.deltas.length : 0, delay);
@@ -106,23 +98,19 @@ export function createDemoUpstream(
       return new Response(HTML, { status: 200, headers });
     }
     if (!body.stream) {
-      headers.set("content-type", "application/json");
-      return new Response(
-        JSON.stringify({
-          id: plan.id,
-          object: "chat.completion",
-          created: Math.floor(Date.now() / 1000),
-          model: body.model,
-          choices: [{
-            index: 0,
-            message: plan.message,
-            logprobs: null,
-            finish_reason: plan.finishReason,
-          }],
-          usage: plan.usage,
-        }),
-        { status: 200, headers },
-      );
+      return Response.json({
+        id: plan.id,
+        object: "chat.completion",
+        created: Math.floor(Date.now() / 1000),
+        model: body.model,
+        choices: [{
+          index: 0,
+          message: plan.message,
+          logprobs: null,
+          finish_reason: plan.finishReason,
+        }],
+        usage: plan.usage,
+      }, { headers });
     }
     headers.set("content-type", "text/event-stream; charset=utf-8");
     headers.set("cache-control", "no-cache");
@@ -173,10 +161,8 @@ function errorResponse(
   init: HeadersInit = {},
   code: string | null = null,
 ): Response {
-  const headers = new Headers(init);
-  headers.set("content-type", "application/json");
   const error = { message, type: errorType(status), param: null, code };
-  return new Response(JSON.stringify({ error }), { status, headers });
+  return Response.json({ error }, { status, headers: init });
 }
 
 function waitUnlessAborted(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
