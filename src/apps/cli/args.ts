@@ -1,37 +1,14 @@
-/**
- * Command-line parsing for `stopstream chat`: flags → validated `ChatArgs`, or a `UsageError`.
- * @module
- */
+// Command-line parsing for `stopstream chat`: flags → validated `ChatArgs`, or a `UsageError`.
 
 import { MAX_TIMER_MS } from "../../core/constants.ts";
 import { parseArgs } from "node:util";
 import { closestName } from "../../core/option_keys.ts";
 import type { ProtocolName } from "../../core/chat_options.ts";
+import { PROTOCOL_DEFAULTS } from "./request.ts";
 
-export const PROTOCOL_NAMES: readonly ProtocolName[] = [
-  "openai-chat",
-  "anthropic-messages",
-  "openai-responses",
-];
+const PROTOCOL_NAMES = Object.keys(PROTOCOL_DEFAULTS);
 
-export interface ChatArgs {
-  /** `undefined`: read stdin. */
-  prompt: string | undefined;
-  baseURL: string | undefined;
-  model: string | undefined;
-  protocol: ProtocolName;
-  /** `undefined`: the protocol's default variable. */
-  apiKeyEnv: string | undefined;
-  system: string | undefined;
-  maxRetries: number | undefined;
-  idleTimeoutMs: number | undefined;
-  json: boolean;
-  reasoning: boolean;
-  demo: boolean;
-  demoFault: string | undefined;
-  help: boolean;
-  version: boolean;
-}
+export type ChatArgs = ReturnType<typeof parseChatArgs>;
 
 /** The CLI prints its message on one line, pointing at `--help`, and exits 64 (EX_USAGE). */
 export class UsageError extends Error {
@@ -77,19 +54,11 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m)?$/;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
 
-export function parseChatArgs(argv: readonly string[]): ChatArgs {
+export function parseChatArgs(argv: readonly string[]) {
   rejectKeyFlags(argv);
-  checkFlags(argv);
-  let parsed: ReturnType<typeof parseFlags>;
-  try {
-    parsed = parseFlags(argv);
-  } catch (error) {
-    // checkFlags has said what is wrong in every case we know of; this is the safety net.
-    throw new UsageError(String((error as Error).message).split("\n")[0]!);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseFlags(argv);
   const protocol = values.protocol ?? "openai-chat";
-  if (!(PROTOCOL_NAMES as readonly string[]).includes(protocol)) {
+  if (!PROTOCOL_NAMES.includes(protocol)) {
     throw new UsageError(
       `--protocol must be one of ${PROTOCOL_NAMES.join(", ")}, got "${protocol}"`,
     );
@@ -121,6 +90,10 @@ export function parseChatArgs(argv: readonly string[]): ChatArgs {
   if (!demo && !help && !version && values.model === undefined) {
     throw new UsageError("--model is required (for example --model gpt-4o-mini), or use --demo");
   }
+  const maxRetries = values["max-retries"];
+  if (maxRetries !== undefined && (!/^\d+$/.test(maxRetries) || Number(maxRetries) > 100)) {
+    throw new UsageError(`--max-retries must be an integer from 0 to 100, got "${maxRetries}"`);
+  }
   return {
     prompt: positionals.length > 0 ? positionals.join(" ") : undefined,
     baseURL,
@@ -128,9 +101,7 @@ export function parseChatArgs(argv: readonly string[]): ChatArgs {
     protocol: protocol as ProtocolName,
     apiKeyEnv,
     system: values.system,
-    maxRetries: values["max-retries"] === undefined
-      ? undefined
-      : parseCount("--max-retries", values["max-retries"]),
+    maxRetries: maxRetries === undefined ? undefined : Number(maxRetries),
     idleTimeoutMs: values["idle-timeout"] === undefined
       ? undefined
       : parseDuration("--idle-timeout", values["idle-timeout"]),
@@ -160,23 +131,13 @@ const FLAGS = {
   "version": { type: "boolean", short: "v" },
 } as const;
 
-function parseFlags(argv: readonly string[]) {
-  return parseArgs({ args: [...argv], strict: true, allowPositionals: true, options: FLAGS });
-}
-
 /**
- * Our own one-line messages: Node's strict parser would use several, with advice about `--` that
- * does not fit a typo.
+ * Our own one-line messages first: Node's strict parser would use several, with advice about `--`
+ * that does not fit a typo.
  */
-function checkFlags(argv: readonly string[]): void {
-  const { tokens } = parseArgs({
-    args: [...argv],
-    strict: false,
-    allowPositionals: true,
-    tokens: true,
-    options: FLAGS,
-  });
-  for (const token of tokens) {
+function parseFlags(argv: readonly string[]) {
+  const config = { args: [...argv], allowPositionals: true, options: FLAGS } as const;
+  for (const token of parseArgs({ ...config, strict: false, tokens: true }).tokens) {
     if (token.kind !== "option") continue;
     const flag = token.rawName;
     const spec = (FLAGS as Record<string, { type: string }>)[token.name];
@@ -197,6 +158,12 @@ function checkFlags(argv: readonly string[]): void {
       );
     }
   }
+  try {
+    return parseArgs({ ...config, strict: true });
+  } catch (error) {
+    // The checks above say what is wrong in every case we know of; this is the safety net.
+    throw new UsageError(String((error as Error).message).split("\n")[0]!);
+  }
 }
 
 /** Keys in argv end up in shell history and `ps`: refuse them before parsing can echo them. */
@@ -210,13 +177,6 @@ function rejectKeyFlags(argv: readonly string[]): void {
       );
     }
   }
-}
-
-function parseCount(flag: string, text: string): number {
-  if (!/^\d+$/.test(text) || Number(text) > 100) {
-    throw new UsageError(`${flag} must be an integer from 0 to 100, got "${text}"`);
-  }
-  return Number(text);
 }
 
 /** A bare number is seconds; `ms`, `s` and `m` suffixes are accepted. */

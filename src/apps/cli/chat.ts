@@ -1,7 +1,4 @@
-/**
- * `stopstream chat`: one prompt in, one streamed answer out, every outcome an exit status.
- * @module
- */
+// `stopstream chat`: one prompt in, one streamed answer out, every outcome an exit status.
 
 import {
   type ChatResult,
@@ -10,12 +7,12 @@ import {
   streamChat,
   type StreamChatOptions,
 } from "../../index.ts";
+import { createDemoUpstream } from "../demo/upstream.ts";
 import type { ChatArgs } from "./args.ts";
 import { resultJSON } from "./format.ts";
 import { type Output, Renderer } from "./render.ts";
-import { buildBody, defaultBaseURL, defaultKeyEnv } from "./request.ts";
-import { startDemo } from "./demo.ts";
-import type { LoopbackServer } from "./serve.ts";
+import { buildBody, PROTOCOL_DEFAULTS } from "./request.ts";
+import { type LoopbackServer, serveLoopback } from "./serve.ts";
 import { Transcript } from "./transcript.ts";
 
 /** 64 and 78 follow BSD `sysexits.h`; 130 is 128 + SIGINT. */
@@ -55,7 +52,7 @@ export async function runChat(args: ChatArgs, io: ChatIO): Promise<number> {
     } catch (error) {
       if (!io.signal.aborted) throw error;
       // Nothing was sent; with --json the caller still gets its one JSON object.
-      if (args.json) io.stdout.write(`${new Transcript().interruptedJSON(error)}\n`);
+      if (args.json) io.stdout.write(`${new Transcript().endedJSON(error, "interrupted")}\n`);
       return EXIT.interrupted;
     }
     if (prompt === "") {
@@ -65,9 +62,8 @@ export async function runChat(args: ChatArgs, io: ChatIO): Promise<number> {
   }
   let apiKey: string | undefined;
   if (!args.demo) {
-    const keyEnv = args.apiKeyEnv ?? defaultKeyEnv(args.protocol);
-    const value = io.env[keyEnv]?.trim();
-    if (value !== undefined && value !== "") apiKey = value;
+    const keyEnv = args.apiKeyEnv ?? PROTOCOL_DEFAULTS[args.protocol].keyEnv;
+    apiKey = io.env[keyEnv]?.trim() || undefined;
     // A local server (the relay under `npm start`, Ollama, llama.cpp) rarely wants a key; a
     // variable named explicitly with --api-key-env is always required.
     const optional = args.apiKeyEnv === undefined && isLoopback(args.baseURL);
@@ -79,28 +75,12 @@ export async function runChat(args: ChatArgs, io: ChatIO): Promise<number> {
       return EXIT.config;
     }
   }
-  let server: LoopbackServer | undefined;
-  try {
-    if (args.demo) server = await startDemo();
-    return await stream(args, io, prompt, apiKey, server);
-  } finally {
-    server?.close();
-  }
-}
-
-async function stream(
-  args: ChatArgs,
-  io: ChatIO,
-  prompt: string,
-  apiKey: string | undefined,
-  server: LoopbackServer | undefined,
-): Promise<number> {
-  const model = args.model ?? "demo";
+  const server = args.demo ? await startDemo() : undefined;
   const options: StreamChatOptions = {
-    baseURL: server !== undefined
-      ? `${server.url}/v1`
-      : args.baseURL ?? defaultBaseURL(args.protocol),
-    body: buildBody(args.protocol, model, prompt, args.system),
+    baseURL: server === undefined
+      ? args.baseURL ?? PROTOCOL_DEFAULTS[args.protocol].baseURL
+      : `${server.url}/v1`,
+    body: buildBody(args.protocol, args.model ?? "demo", prompt, args.system),
     protocol: args.protocol,
     signal: io.signal,
   };
@@ -108,6 +88,28 @@ async function stream(
   if (args.maxRetries !== undefined) options.maxRetries = args.maxRetries;
   if (args.idleTimeoutMs !== undefined) options.timeouts = { idleMs: args.idleTimeoutMs };
   if (args.demoFault !== undefined) options.headers = { "x-demo-fault": args.demoFault };
+  try {
+    return await stream(args, io, options);
+  } finally {
+    server?.close();
+  }
+}
+
+/**
+ * `--demo`: the demo model on a loopback port. Requests are numbered as attempts, so a fault like
+ * `attempt1=status:503` hits the first attempt only and the retry succeeds.
+ */
+async function startDemo(): Promise<LoopbackServer> {
+  const demo = createDemoUpstream();
+  let attempts = 0;
+  return await serveLoopback((request) => {
+    const headers = new Headers(request.headers);
+    headers.set("x-demo-attempt", String(++attempts));
+    return demo(new Request(request, { headers }));
+  });
+}
+
+async function stream(args: ChatArgs, io: ChatIO, options: StreamChatOptions): Promise<number> {
   const terminal = io.stderr.isTTY === true && io.env.TERM !== "dumb";
   const view = new Renderer({
     stdout: io.stdout,
@@ -146,7 +148,7 @@ async function stream(
   } catch (error) {
     if (isInterruptedError(error) || io.signal.aborted) {
       view.interrupted();
-      if (args.json) io.stdout.write(`${transcript.interruptedJSON(error)}\n`);
+      if (args.json) io.stdout.write(`${transcript.endedJSON(error, "interrupted")}\n`);
       return EXIT.interrupted;
     }
     if (isPartialStreamError(error)) {
@@ -158,7 +160,7 @@ async function stream(
       return EXIT.partial;
     }
     view.failed(error);
-    if (args.json) io.stdout.write(`${transcript.failedJSON(error)}\n`);
+    if (args.json) io.stdout.write(`${transcript.endedJSON(error, "failed")}\n`);
     return EXIT.failed;
   } finally {
     view.dispose();

@@ -1,7 +1,4 @@
-/**
- * The CLI's words: status lines, failure descriptions, the summary. Pure, with no escape codes.
- * @module
- */
+// The CLI's words: status lines, failure descriptions, the summary. Pure, with no escape codes.
 
 import {
   type ChatResult,
@@ -83,7 +80,7 @@ export interface SummaryFacts {
   firstTokenMs: number | undefined;
   usage: Usage | undefined;
   attempts: number;
-  finishReason?: FinishReason;
+  finishReason?: FinishReason | undefined;
 }
 
 export function summaryLine(facts: SummaryFacts): string {

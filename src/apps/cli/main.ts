@@ -1,14 +1,12 @@
-/**
- * The `stopstream` command, run by `bin/stopstream.mjs`: dispatch, Ctrl-C and exit. Everything
- * process-wide lives here and nowhere else.
- * @module
- */
+// The `stopstream` command, run by `bin/stopstream.mjs`: dispatch, Ctrl-C and exit. Everything
+// process-wide lives here and nowhere else.
 
-import { Buffer } from "node:buffer";
 import { readFileSync } from "node:fs";
 import process from "node:process";
+import { addAbortSignal } from "node:stream";
+import { text } from "node:stream/consumers";
 import { setFlagsFromString } from "node:v8";
-import { CHAT_USAGE, MAIN_USAGE, parseChatArgs, UsageError } from "./args.ts";
+import { CHAT_USAGE, type ChatArgs, MAIN_USAGE, parseChatArgs, UsageError } from "./args.ts";
 import { EXIT, runChat } from "./chat.ts";
 
 /** After the first Ctrl-C the process exits within this, whatever cleanup is doing. */
@@ -16,40 +14,27 @@ const INTERRUPT_DEADLINE_MS = 80;
 
 export async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (command === undefined) {
-    process.stderr.write(`${MAIN_USAGE}\n`);
-    return EXIT.usage;
-  }
+  if (command === undefined) return print(process.stderr, MAIN_USAGE, EXIT.usage);
   if (command === "--help" || command === "-h" || command === "help") {
-    process.stdout.write(`${MAIN_USAGE}\n`);
-    return EXIT.ok;
+    return print(process.stdout, MAIN_USAGE, EXIT.ok);
   }
-  if (command === "--version" || command === "-v") {
-    process.stdout.write(`${version()}\n`);
-    return EXIT.ok;
-  }
+  if (command === "--version" || command === "-v") return print(process.stdout, version(), EXIT.ok);
   if (command !== "chat") {
     const what = command.startsWith("-") ? "option" : "command";
-    process.stderr.write(`stopstream: unknown ${what} ${command} (see stopstream --help)\n`);
-    return EXIT.usage;
+    const line = `stopstream: unknown ${what} ${command} (see stopstream --help)`;
+    return print(process.stderr, line, EXIT.usage);
   }
-  let args: ReturnType<typeof parseChatArgs>;
+  let args: ChatArgs;
   try {
     args = parseChatArgs(rest);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     // One line: the mistake, and where the usage is. Reprinting it buries the mistake.
-    process.stderr.write(`stopstream: ${error.message} (see stopstream chat --help)\n`);
-    return EXIT.usage;
+    const line = `stopstream: ${error.message} (see stopstream chat --help)`;
+    return print(process.stderr, line, EXIT.usage);
   }
-  if (args.help) {
-    process.stdout.write(`${CHAT_USAGE}\n`);
-    return EXIT.ok;
-  }
-  if (args.version) {
-    process.stdout.write(`${version()}\n`);
-    return EXIT.ok;
-  }
+  if (args.help) return print(process.stdout, CHAT_USAGE, EXIT.ok);
+  if (args.version) return print(process.stdout, version(), EXIT.ok);
   const controller = new AbortController();
   // Installed for the rest of the process: a Ctrl-C during the final flush must still exit 130.
   onInterrupt(controller);
@@ -86,12 +71,11 @@ export async function run(): Promise<never> {
 
 /** First SIGINT: abort, with a hard deadline. Second: exit now. */
 function onInterrupt(controller: AbortController): void {
-  const handler = (): void => {
+  process.on("SIGINT", () => {
     if (controller.signal.aborted) process.exit(EXIT.interrupted);
     controller.abort(new Error("interrupted (SIGINT)"));
     setTimeout(() => process.exit(EXIT.interrupted), INTERRUPT_DEADLINE_MS).unref();
-  };
-  process.on("SIGINT", handler);
+  });
 }
 
 /** `stopstream chat … | head` closed our stdout: stop the call quietly instead of crashing. */
@@ -105,30 +89,18 @@ function onBrokenPipe(controller: AbortController): () => void {
   return () => process.stdout.off("error", handler);
 }
 
-function readAll(stream: NodeJS.ReadStream, signal: AbortSignal): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    const cleanup = (): void => {
-      signal.removeEventListener("abort", onAbort);
-      stream.off("data", onData).off("end", onEnd).off("error", onError);
-    };
-    const onData = (chunk: Buffer): void => void chunks.push(chunk);
-    const onEnd = (): void => {
-      cleanup();
-      resolve(Buffer.concat(chunks).toString("utf8"));
-    };
-    const onError = (error: Error): void => {
-      cleanup();
-      reject(error);
-    };
-    const onAbort = (): void => {
-      cleanup();
-      stream.pause();
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    stream.on("data", onData).on("end", onEnd).on("error", onError);
-  });
+/** Rejects with the signal's reason (runChat reports it), not the stream's `AbortError`. */
+async function readAll(stream: NodeJS.ReadStream, signal: AbortSignal): Promise<string> {
+  try {
+    return await text(addAbortSignal(signal, stream));
+  } catch (error) {
+    throw signal.aborted ? signal.reason : error;
+  }
+}
+
+function print(stream: NodeJS.WriteStream, line: string, code: number): number {
+  stream.write(`${line}\n`);
+  return code;
 }
 
 function drained(stream: NodeJS.WriteStream): Promise<void> {

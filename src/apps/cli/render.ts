@@ -1,8 +1,5 @@
-/**
- * The terminal view of one chat call: the answer on stdout, everything else on stderr. Escape codes
- * only ever go to a terminal.
- * @module
- */
+// The terminal view of one chat call: the answer on stdout, everything else on stderr. Escape
+// codes only ever go to a terminal.
 
 import type {
   ChatResult,
@@ -92,7 +89,6 @@ export class Renderer {
         return this.#reasoning(event.text);
       case "tool-call":
         this.#content();
-        this.#flushTools();
         this.#tools.set(event.index, { name: event.name, args: "" });
         return;
       case "tool-call-delta": {
@@ -105,36 +101,26 @@ export class Renderer {
         this.#attempts = event.attempt;
         const { error, delayMs, attempt } = event;
         const resuming = event.type === "resume";
-        return this.#status(
-          retryLine(error, delayMs, attempt, this.#o.maxAttempts, resuming),
-          YELLOW,
-        );
+        return this.#status(retryLine(error, delayMs, attempt, this.#o.maxAttempts, resuming));
       }
-      case "fallback":
-        return this.#status(
-          `${describeFailure(event.error)}, switching to fallback ${event.index}`,
-          YELLOW,
-        );
+      case "fallback": {
+        const failure = describeFailure(event.error);
+        return this.#status(`${failure}, switching to fallback ${event.index}`);
+      }
       case "usage":
         this.#usage = event.usage;
-        return;
-      case "finish":
         return;
     }
   }
 
   finished(result: ChatResult): void {
-    this.#attempts = result.attempts;
-    this.#usage = result.usage ?? this.#usage;
-    this.#end();
+    this.#end(result);
     this.#line(this.#summary(result.finishReason), DIM);
   }
 
   /** Failed after output: what was printed stays. */
   partial(error: PartialStreamError): void {
-    this.#attempts = error.partial.attempts;
-    this.#usage = error.partial.usage ?? this.#usage;
-    this.#end();
+    this.#end(error.partial);
     const kept = this.#o.showText ? this.#textChars : error.partial.content.length;
     this.#line(`${error.message} (${kept} characters kept)`, RED);
     this.#line(this.#summary(), DIM);
@@ -161,7 +147,6 @@ export class Renderer {
 
   #text(text: string): void {
     this.#content();
-    this.#flushTools();
     if (!this.#o.showText || text === "") return;
     this.#endReasoningLine();
     this.#o.stdout.write(this.#o.stdout.isTTY === true ? stripControls(text) : text);
@@ -171,7 +156,6 @@ export class Renderer {
 
   #reasoning(text: string): void {
     this.#content();
-    this.#flushTools();
     if (!this.#o.showReasoning || !this.#o.showText || text === "") return;
     this.#endTextLine();
     const shown = this.#o.stderr.isTTY === true ? stripControls(text) : text;
@@ -179,10 +163,13 @@ export class Renderer {
     this.#reasoningMidLine = !text.endsWith("\n");
   }
 
+  /** Any new output completes the tool calls before it: they are printed now. */
   #content(): void {
-    if (this.#firstTokenAt !== undefined) return;
-    this.#firstTokenAt = this.#now();
-    this.dispose();
+    if (this.#firstTokenAt === undefined) {
+      this.#firstTokenAt = this.#now();
+      this.dispose();
+    }
+    this.#flushTools();
   }
 
   #flushTools(): void {
@@ -193,8 +180,8 @@ export class Renderer {
     for (const call of calls) this.#line(`tool call: ${call.name}(${call.args})`, CYAN);
   }
 
-  #status(text: string, color: string): void {
-    this.#line(text, color);
+  #status(text: string): void {
+    this.#line(text, YELLOW);
     if (this.#spinnerTimer !== undefined) this.#drawSpinner();
   }
 
@@ -207,7 +194,11 @@ export class Renderer {
     this.#o.stderr.write(this.#o.color ? `${color}${safe}${close}\n` : `${safe}\n`);
   }
 
-  #end(): void {
+  #end(outcome?: ChatResult): void {
+    if (outcome !== undefined) {
+      this.#attempts = outcome.attempts;
+      this.#usage = outcome.usage ?? this.#usage;
+    }
     this.dispose();
     this.#flushTools();
     // A shell prompt glued to the answer is ugly on a terminal; a pipe gets the exact text.
@@ -218,12 +209,11 @@ export class Renderer {
   }
 
   #summary(finishReason?: FinishReason): string {
+    const first = this.#firstTokenAt;
     return summaryLine({
-      ...(finishReason === undefined ? {} : { finishReason }),
+      finishReason,
       elapsedMs: this.#now() - this.#startedAt,
-      firstTokenMs: this.#firstTokenAt === undefined
-        ? undefined
-        : this.#firstTokenAt - this.#startedAt,
+      firstTokenMs: first === undefined ? undefined : first - this.#startedAt,
       usage: this.#usage,
       attempts: this.#attempts,
     });
@@ -237,11 +227,10 @@ export class Renderer {
 
   /** Only when both are terminals (presumably one screen); a pipe gets the exact text. */
   #endTextLine(): void {
-    if (!this.#textMidLine || this.#o.stdout.isTTY !== true || this.#o.stderr.isTTY !== true) {
-      return;
+    if (this.#textMidLine && this.#o.stdout.isTTY === true && this.#o.stderr.isTTY === true) {
+      this.#o.stdout.write("\n");
+      this.#textMidLine = false;
     }
-    this.#o.stdout.write("\n");
-    this.#textMidLine = false;
   }
 
   #drawSpinner(): void {

@@ -1,26 +1,16 @@
-/**
- * What the CLI sends: defaults by protocol and each protocol's request body for one prompt.
- * @module
- */
+// What the CLI sends: defaults by protocol and each protocol's request body for one prompt.
 
 import type { ProtocolName } from "../../core/chat_options.ts";
 
-const DEFAULTS: Record<ProtocolName, { baseURL: string; keyEnv: string }> = {
+/** The protocols the CLI speaks, in the order its usage lists them. */
+export const PROTOCOL_DEFAULTS: Record<ProtocolName, { baseURL: string; keyEnv: string }> = {
   "openai-chat": { baseURL: "https://api.openai.com/v1", keyEnv: "OPENAI_API_KEY" },
-  "openai-responses": { baseURL: "https://api.openai.com/v1", keyEnv: "OPENAI_API_KEY" },
   "anthropic-messages": { baseURL: "https://api.anthropic.com/v1", keyEnv: "ANTHROPIC_API_KEY" },
+  "openai-responses": { baseURL: "https://api.openai.com/v1", keyEnv: "OPENAI_API_KEY" },
 };
 
 /** Anthropic requires `max_tokens`; this is a generous default for a terminal answer. */
 const ANTHROPIC_MAX_TOKENS = 8192;
-
-export function defaultBaseURL(protocol: ProtocolName): string {
-  return DEFAULTS[protocol].baseURL;
-}
-
-export function defaultKeyEnv(protocol: ProtocolName): string {
-  return DEFAULTS[protocol].keyEnv;
-}
 
 export function buildBody(
   protocol: ProtocolName,

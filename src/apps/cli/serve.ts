@@ -1,8 +1,5 @@
-/**
- * A minimal `node:http` adapter for a fetch-style handler on a loopback port, so `--demo` runs
- * over a real socket (and a real disconnect) in-process.
- * @module
- */
+// A minimal `node:http` adapter for a fetch-style handler on a loopback port, so `--demo` runs
+// over a real socket (and a real disconnect) in-process.
 
 import { Buffer } from "node:buffer";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -19,8 +16,19 @@ export interface LoopbackServer {
 export async function serveLoopback(
   handler: (request: Request) => Promise<Response>,
 ): Promise<LoopbackServer> {
-  const server = createServer((req, res) => {
-    void respond(handler, req, res, origin);
+  const server = createServer(async (req, res) => {
+    const aborter = new AbortController();
+    res.on("close", () => {
+      if (!res.writableFinished) aborter.abort(new Error("client closed the connection"));
+    });
+    try {
+      const response = await handler(await toWebRequest(req, origin, aborter.signal));
+      await writeWebResponse(response, res);
+    } catch {
+      // A failed handler or a body that errored: cut the socket so the client sees a dropped
+      // connection, never a clean end of a truncated stream.
+      res.destroy();
+    }
   });
   const { origin, sockets } = await listenLoopback(server);
   return {
@@ -47,26 +55,6 @@ export async function listenLoopback(
   });
   const { port } = server.address() as AddressInfo;
   return { origin: `http://127.0.0.1:${port}`, port, sockets };
-}
-
-async function respond(
-  handler: (request: Request) => Promise<Response>,
-  req: IncomingMessage,
-  res: ServerResponse,
-  origin: string,
-): Promise<void> {
-  const aborter = new AbortController();
-  res.on("close", () => {
-    if (!res.writableFinished) aborter.abort(new Error("client closed the connection"));
-  });
-  try {
-    const response = await handler(await toWebRequest(req, origin, aborter.signal));
-    await writeWebResponse(response, res);
-  } catch {
-    // A failed handler or a body that errored: cut the socket so the client sees a dropped
-    // connection, never a clean end of a truncated stream.
-    res.destroy();
-  }
 }
 
 export function webHeaders(req: IncomingMessage): Headers {

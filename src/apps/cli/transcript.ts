@@ -1,8 +1,5 @@
-/**
- * What has arrived of an answer: `--json`'s output for an interrupted call, since the library
- * assembles a result only for a call that ends.
- * @module
- */
+// What has arrived of an answer: `--json`'s output for a call that ended without a result, since
+// the library assembles a result only for a call that finishes.
 
 import type { StreamEvent, Usage } from "../../index.ts";
 
@@ -20,14 +17,11 @@ export class Transcript {
       case "reasoning":
         this.reasoning += event.text;
         return;
-      case "tool-call":
-        this.toolCalls[event.index] = {
-          index: event.index,
-          id: event.id,
-          name: event.name,
-          arguments: "",
-        };
+      case "tool-call": {
+        const { index, id, name } = event;
+        this.toolCalls[index] = { index, id, name, arguments: "" };
         return;
+      }
       case "tool-call-delta": {
         const call = this.toolCalls[event.index];
         if (call !== undefined) call.arguments += event.argumentsDelta;
@@ -39,26 +33,19 @@ export class Transcript {
     }
   }
 
-  interruptedJSON(error: unknown): string {
-    return this.#endedJSON(error, "interrupted");
-  }
-
-  /** For a call that failed before any of its answer could be kept. */
-  failedJSON(error: unknown): string {
-    return this.#endedJSON(error, "failed");
-  }
-
-  #endedJSON(error: unknown, how: "interrupted" | "failed"): string {
+  /** `failed`: the call failed before any of its answer could be kept. */
+  endedJSON(error: unknown, how: "interrupted" | "failed"): string {
     const attempts = (error as { attempts?: unknown } | null)?.attempts;
-    const output: Record<string, unknown> = {
+    // JSON.stringify leaves out the fields that are `undefined`.
+    const output = {
       content: this.content,
       reasoning: this.reasoning,
       toolCalls: this.toolCalls.filter((call) => call !== undefined),
       attempts: typeof attempts === "number" ? attempts : 0,
+      usage: this.usage,
+      [how]: true,
+      error: error instanceof Error ? { name: error.name, message: error.message } : undefined,
     };
-    if (this.usage !== undefined) output.usage = this.usage;
-    output[how] = true;
-    if (error instanceof Error) output.error = { name: error.name, message: error.message };
     return JSON.stringify(output, null, 2);
   }
 }
