@@ -20,7 +20,7 @@ function outcome(note) {
 }
 
 class Timeline {
-  constructor(root, mode) {
+  constructor(root, mode, onLog) {
     this.root = root;
     this.mode = mode; // "send", or "follow" (a reload or another tab: the relay's times as told)
     this.t0 = performance.now();
@@ -32,7 +32,7 @@ class Timeline {
     this.gap = undefined;
     this.tokens = 0;
     this.firstToken = undefined;
-    this.onLog = () => {};
+    this.onLog = onLog;
     root.textContent = "";
     root.dataset.state = "running";
     this.rows = {};
@@ -158,21 +158,6 @@ class Timeline {
       text: (now, self) => name + " · " + count(self) + " tokens",
       short: (now, self) => count(self) + " tokens",
     });
-  }
-
-  /** The page's own connection to the relay (kind: request, resume, follow, cancel). */
-  connection(kind, after) {
-    const at = this.now();
-    const name = { request: "POST", resume: "GET after " + after, follow: "GET (follow)",
-      cancel: "cancel" }[kind];
-    const item = this.add("page", kind === "cancel" ? "cancel" : "connection", at, {
-      mark: kind === "cancel",
-      text: (now, self) => name + (self.data.status ? " → " + self.data.status : "") +
-        (self.data.how ? " · " + self.data.how : ""),
-      short: (now, self) => name.split(" (")[0] + (self.state === "error" ? " ✕" : ""),
-    });
-    item.el.dataset.connection = kind;
-    return item;
   }
 
   /** A gap in the answer, until the first event of the resume. */
