@@ -1,5 +1,6 @@
 // The playground page served at `GET /`, as strings: Workers cannot read files at runtime.
 
+import { FETCH_SCRIPT } from "./playground_fetch.ts";
 import { PAGE_SCRIPT } from "./playground_script.ts";
 import { TIMELINE_SCRIPT } from "./playground_timeline.ts";
 
@@ -112,6 +113,7 @@ import {
   isAPIStatusError, isInterruptedError, isPartialStreamError, streamChat,
 } from "./stopstream.js";
 ${TIMELINE_SCRIPT}
+${FETCH_SCRIPT}
 ${PAGE_SCRIPT}`;
 
 const attr = (text: string): string =>

@@ -1,13 +1,10 @@
-// The playground's page script: plain JavaScript in a string (no backticks, no `${`). The client
-// ignores SSE comments, so its `fetch` hands each body on unchanged while reading the progress
-// comments; following a stream by id is the same client, its request `GET /v1/streams/{id}`.
+// The playground's page script, plain JavaScript in a string (no backticks, no `${`): it goes
+// after `TIMELINE_SCRIPT` and `FETCH_SCRIPT` in the same module script and uses what they define.
 
-/** Goes after `TIMELINE_SCRIPT` in the same module script: it uses `Timeline`. */
 export const PAGE_SCRIPT: string = String.raw`
 const $ = (id) => document.getElementById(id);
 const STREAM_KEY = "stopstream-playground-stream";
 const STREAM_ID = /^[0-9a-f]{32}$/;
-const NOTE_KINDS = new Set(["open", "retry", "resume", "fallback"]);
 const key = $("key");
 key.value = localStorage.getItem("stopstream-relay-key") || "";
 let current;
@@ -19,103 +16,6 @@ function status(state, text) {
 
 function log(line) {
   $("log").textContent += line + "\n";
-}
-
-/** "retry attempt=2 delay_ms=1000 reason=503 t=4" → { kind: "retry", attempt: "2", … } */
-function parseNote(text) {
-  const [kind, ...fields] = text.split(" ");
-  const note = { kind };
-  for (const field of fields) {
-    const at = field.indexOf("=");
-    if (at > 0) note[field.slice(0, at)] = field.slice(at + 1);
-  }
-  return note;
-}
-
-/** body, passed on unchanged; progress comments and how the body ended are reported. */
-function observeBody(body, hooks) {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let pending = "";
-  let ended = false; // [DONE] or an error event: the stream's own end
-  return new ReadableStream({
-    async pull(controller) {
-      let step;
-      try {
-        step = await reader.read();
-      } catch (error) {
-        hooks.end("cut");
-        return controller.error(error);
-      }
-      if (step.done) {
-        hooks.end(ended ? "ended" : "cut before its end");
-        return controller.close();
-      }
-      pending += decoder.decode(step.value, { stream: true });
-      const lines = pending.split("\n");
-      pending = lines.pop();
-      for (const line of lines) {
-        if (line === "data: [DONE]" || line.startsWith('data: {"error"')) ended = true;
-        if (!line.startsWith(": ")) continue;
-        const note = parseNote(line.slice(2));
-        if (NOTE_KINDS.has(note.kind)) hooks.note(note);
-      }
-      controller.enqueue(step.value);
-    },
-    cancel(reason) {
-      hooks.end("closed by the page");
-      return reader.cancel(reason);
-    },
-  });
-}
-
-/** The fetch the client gets: see the module comment of src/apps/playground/playground_script.ts. */
-function observedFetch(call) {
-  return async (input, init = {}) => {
-    const url = new URL(typeof input === "string" ? input : input.url, location.href);
-    const method = (init.method || "GET").toUpperCase();
-    let kind = method === "GET" ? "resume" : url.pathname.endsWith("/cancel") ? "cancel" : "request";
-    if (call.follow !== undefined && kind === "request") {
-      kind = "follow";
-      input = new URL("v1/streams/" + call.follow, location.href).href;
-      const headers = new Headers(init.headers);
-      headers.delete("content-type");
-      init = { method: "GET", headers, signal: init.signal, redirect: init.redirect };
-    }
-    const after = new Headers(init.headers).get("last-event-id");
-    const connection = call.timeline.connection(kind, after);
-    let response;
-    try {
-      response = await fetch(input, init);
-    } catch (error) {
-      connection.data.how = "failed";
-      call.timeline.close(connection, call.timeline.now(), "error");
-      throw error;
-    }
-    connection.data.status = String(response.status);
-    if (kind === "cancel") {
-      response.clone().json().then((answer) => {
-        connection.data.how = answer.cancelled ? "upstream stopped" : "had already ended";
-        connection.state = "ok";
-        call.timeline.render();
-        log(call.timeline.now() + " ms  cancel sent: " + connection.data.how);
-      }, () => {});
-      return response;
-    }
-    if (!response.ok || response.body === null) {
-      call.timeline.close(connection, call.timeline.now(), "error");
-      return response;
-    }
-    const body = observeBody(response.body, {
-      note: (note) => call.timeline.note(note),
-      end: (how) => {
-        connection.data.how = how;
-        call.timeline.close(connection, call.timeline.now(), how === "ended" ? "ok" : "error");
-      },
-    });
-    const { status, statusText, headers } = response;
-    return new Response(body, { status, statusText, headers });
-  };
 }
 
 function remember(call, id) {
@@ -131,6 +31,11 @@ function forget(call) {
   if (saved !== null && saved.id === call.id) sessionStorage.removeItem(STREAM_KEY);
 }
 
+function busy(running) {
+  $("send").disabled = $("follow").disabled = running;
+  $("stop").disabled = !running;
+}
+
 /** The relay's own error code behind a failure (stream_cancelled: stopped by a cancel). */
 function relayCode(error) {
   const cause = error && error.cause !== undefined ? error.cause : error;
@@ -142,12 +47,10 @@ async function run(call) {
   for (const id of ["reasoning", "answer", "tools", "log"]) $(id).textContent = "";
   $("stream-row").hidden = true;
   localStorage.setItem("stopstream-relay-key", key.value);
-  const controller = call.controller = new AbortController();
+  call.controller = new AbortController();
   current = call;
-  $("send").disabled = $("follow").disabled = true;
-  $("stop").disabled = false;
-  const timeline = call.timeline = new Timeline($("timeline"), call.follow ? "follow" : "send");
-  timeline.onLog = log;
+  busy(true);
+  const timeline = new Timeline($("timeline"), call.follow ? "follow" : "send", log);
   let attempt = 1, relayAttempts = "?", resumes = 0, gaps = 0;
   const line = (state) =>
     state + " · attempt " + attempt + " (relay upstream requests: " +
@@ -178,8 +81,8 @@ async function run(call) {
     ...(key.value ? { apiKey: key.value } : {}),
     headers,
     body,
-    signal: controller.signal,
-    fetch: observedFetch(call),
+    signal: call.controller.signal,
+    fetch: observedFetch(timeline, call.follow),
   });
   const tools = [];
   try {
@@ -240,10 +143,7 @@ async function run(call) {
     }
   } finally {
     forget(call);
-    if (current === call) {
-      $("send").disabled = $("follow").disabled = false;
-      $("stop").disabled = true;
-    }
+    if (current === call) busy(false);
   }
 }
 

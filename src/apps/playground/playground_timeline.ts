@@ -1,11 +1,10 @@
-/**
- * The playground's `class Timeline`: plain JavaScript in a string (no backticks, no `${`). It draws
- * the relay's progress comments, the client's events and the page's connections on one time axis.
- */
+// The playground's `class Timeline`, plain JavaScript in a string (no backticks, no `${`): the
+// relay's progress comments, the client's events and the page's connections on one time axis.
+
 export const TIMELINE_SCRIPT: string = String.raw`
 const ROWS = [["requests", "relay → model"], ["waits", "relay waits"], ["answer", "answer"],
   ["page", "page ↔ relay"]];
-const CHAR_PX = 6.7;
+const CHAR_PX = 6.7; // one character of the timeline's 11px monospace font
 
 const secs = (ms) => (ms % 1000 === 0 ? ms / 1000 : (ms / 1000).toFixed(1)) + " s";
 
@@ -21,7 +20,7 @@ function outcome(note) {
 }
 
 class Timeline {
-  constructor(root, mode) {
+  constructor(root, mode, onLog) {
     this.root = root;
     this.mode = mode; // "send", or "follow" (a reload or another tab: the relay's times as told)
     this.t0 = performance.now();
@@ -33,7 +32,7 @@ class Timeline {
     this.gap = undefined;
     this.tokens = 0;
     this.firstToken = undefined;
-    this.onLog = () => {};
+    this.onLog = onLog;
     root.textContent = "";
     root.dataset.state = "running";
     this.rows = {};
@@ -60,7 +59,7 @@ class Timeline {
     this.onLog(String(at).padStart(6) + " ms  " + text);
   }
 
-  /** A bar (or, with mark: true, a mark) on a row; text(now) is its label. */
+  /** A bar (or, with mark: true, a mark) on a row; text(now, item) is its label. */
   add(row, kind, start, fields) {
     const el = document.createElement("div");
     el.className = "tl-item";
@@ -69,8 +68,8 @@ class Timeline {
     label.className = "tl-label";
     el.append(label);
     this.rows[row].append(el);
-    const item = Object.assign({ el, label, row, kind, start, end: undefined, state: "running",
-      data: {}, text: () => kind, short: () => "" }, fields);
+    const item = Object.assign({ el, label, kind, start, end: undefined, state: "running",
+      data: {}, short: () => "" }, fields);
     this.items.push(item);
     this.render();
     return item;
@@ -82,7 +81,7 @@ class Timeline {
     this.render();
   }
 
-  /** Request n from the relay to the model: started at start (ms), drawn until it ends. */
+  /** Request n from the relay to the model. */
   attempt(n, start) {
     let item = this.attempts.get(n);
     if (item !== undefined) return item;
@@ -116,22 +115,20 @@ class Timeline {
     this.close(failed, at, "error");
     const delay = +note.delay_ms || 0;
     const retryAfter = note.retry_after_ms === undefined ? undefined : +note.retry_after_ms;
+    const why = retryAfter !== undefined ? "Retry-After " + secs(retryAfter) : "backoff";
     this.log(at, "relay: request " + (n - 1) + " " + failed.data.outcome + "; " +
       (note.kind === "fallback" ? "falling back to the next upstream"
-        : (retryAfter !== undefined ? "Retry-After " + secs(retryAfter) : "backoff") +
-          ", request " + n + " in " + delay + " ms"));
+        : why + ", request " + n + " in " + delay + " ms"));
     if (delay > 0) {
+      // Only the page's own call counts down: a follower's clock is not the relay's.
+      const left = (now, self) =>
+        this.mode === "send" && self.end > now && this.endedAt === undefined
+          ? secs(self.end - now) + " left" : undefined;
       const wait = this.add("waits", "wait", at, {
         end: at + delay,
-        short: (now, self) => this.mode === "send" && self.end > now && this.endedAt === undefined
-          ? secs(self.end - now) + " left" : (self.end - self.start) + " ms",
-        text: (now, self) => {
-          const left = self.end - now;
-          const what = retryAfter !== undefined ? "Retry-After " + secs(retryAfter) : "backoff";
-          return this.mode === "send" && left > 0 && this.endedAt === undefined
-            ? what + " · " + secs(left) + " left"
-            : what + " · waited " + (self.end - self.start) + " ms";
-        },
+        short: (now, self) => left(now, self) ?? (self.end - self.start) + " ms",
+        text: (now, self) =>
+          why + " · " + (left(now, self) ?? "waited " + (self.end - self.start) + " ms"),
       });
       if (retryAfter !== undefined) wait.el.dataset.retryAfterMs = String(retryAfter);
     }
@@ -153,7 +150,7 @@ class Timeline {
     this.tokens++;
   }
 
-  /** A stretch of the answer: from the first token, or from a resume, to a drop or the end. */
+  /** A stretch of the answer: from the first token or a resume to a drop or the end. */
   segment(at, name) {
     const from = this.tokens;
     const count = (self) => (self.end === undefined ? this.tokens : self.data.tokens) - from;
@@ -163,22 +160,7 @@ class Timeline {
     });
   }
 
-  /** The page's own connection to the relay (kind: request, resume, follow, cancel). */
-  connection(kind, after) {
-    const at = this.now();
-    const name = { request: "POST", resume: "GET after " + after, follow: "GET (follow)",
-      cancel: "cancel" }[kind];
-    const item = this.add("page", kind === "cancel" ? "cancel" : "connection", at, {
-      mark: kind === "cancel",
-      text: (now, self) => name + (self.data.status ? " → " + self.data.status : "") +
-        (self.data.how ? " · " + self.data.how : ""),
-      short: (now, self) => name.split(" (")[0] + (self.state === "error" ? " ✕" : ""),
-    });
-    item.el.dataset.connection = kind;
-    return item;
-  }
-
-  /** The connection dropped: a gap in the answer until the first event of the resume. */
+  /** A gap in the answer, until the first event of the resume. */
   dropped(lastEventId, delayMs) {
     const at = this.now();
     this.log(at, "connection dropped after event " + lastEventId + "; resuming in " + delayMs + " ms");
@@ -193,7 +175,7 @@ class Timeline {
     this.gap.el.dataset.after = lastEventId;
   }
 
-  /** The call ended: state done, stopped, incomplete or failed. */
+  /** state: done, stopped, incomplete or failed. */
   finish(state, text) {
     const at = this.now();
     this.endedAt = at;

@@ -16,10 +16,7 @@ import { createDemoUpstream } from "../demo/upstream.ts";
 import browserClient from "../../../.wrangler/generated/stopstream.browser.js.txt";
 import { PLAYGROUND_HTML, playgroundPolicy } from "../playground/playground.ts";
 
-/**
- * The Durable Object class of the `STREAMS` binding, as wrangler.toml names it: the library's,
- * able to call the demo model in-process too.
- */
+/** The `STREAMS` binding's Durable Object class: the library's, able to call the demo model too. */
 export class RelayStream extends BaseRelayStream {
   constructor(ctx: RelayStreamState, env?: unknown) {
     super(ctx, env, { fetch: demoFetch(createDemoUpstream()) });
@@ -72,21 +69,16 @@ function buildRelay(env: RelayEnv): Hono | string {
     if (options.upstreams === undefined) return createDemoRelay({ ...options, cors: true });
     return createRelay({ ...options, cors: true });
   } catch {
-    // Not reached while relayOptionsFromEnv checks all that createRelay does; if it were, its
-    // message might quote an option's value, so none is passed on.
+    // Not reached (relayOptionsFromEnv checks first); its message might quote a key.
     return "The relay is misconfigured: createRelay refused the options built from its bindings";
   }
 }
 
 /** The Worker entry (`main` in `wrangler.toml`). */
-const worker: {
-  fetch(request: Request, env: RelayEnv, ctx: ExecutionContext): Response | Promise<Response>;
-} = {
-  fetch(request, env, ctx) {
+export default {
+  fetch(request: Request, env: RelayEnv, ctx: ExecutionContext): Response | Promise<Response> {
     let app = apps.get(env);
     if (app === undefined) apps.set(env, app = createWorkerApp(env));
     return app.fetch(request, env, ctx);
   },
 };
-
-export default worker;
