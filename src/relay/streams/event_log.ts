@@ -49,9 +49,10 @@ export class EventLog {
     this.#batch = new PendingBatch(next, 2 * MAX_BATCH);
   }
 
-  static restore(store: StreamStore, maxBytes: number, ended: boolean): EventLog {
+  /** The log of a stream this instance did not start: it only ends, so it has no byte limit. */
+  static restore(store: StreamStore, ended: boolean): EventLog {
     const { last, bytes } = store.extent();
-    const log = new EventLog(store, maxBytes, last + 1);
+    const log = new EventLog(store, Number.POSITIVE_INFINITY, last + 1);
     log.lastVisible = last;
     log.bytes = bytes;
     log.ended = ended;
