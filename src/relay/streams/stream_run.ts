@@ -136,7 +136,6 @@ export class StreamRun {
     log: EventLog,
     plan: StartPlan,
   ): Promise<StreamStatus | undefined> {
-    // Forwarded upstream events come through as well (forward.ts).
     const iterator = chat[Symbol.asyncIterator]();
     // The relay's commit time: an answer that has begun lets the caller go with the stream id.
     const timer = setTimeout(() => this.#begin(undefined), commitTiming(plan.keepAliveMs).commitMs);
