@@ -82,7 +82,7 @@ export class RelayStream {
       const readers = Number(searchParams.get("readers")) || MAX_READERS;
       return this.#follow(meta, Number(searchParams.get("after") ?? 0), readers);
     }
-    if (pathname === "/status") return Response.json(describe(meta, this.#log, this.#store));
+    if (pathname === "/status") return Response.json(this.#describe(meta));
     if (pathname === "/cancel" && request.method === "POST") return await this.#cancel(meta);
     return streamNotFound();
   }
@@ -190,14 +190,14 @@ export class RelayStream {
   async #cancel(meta: StreamMeta): Promise<Response> {
     const run = this.#run;
     if (meta.status !== "running" || run === undefined) {
-      return Response.json({ ...describe(meta, this.#log, this.#store), cancelled: false });
+      return Response.json({ ...this.#describe(meta), cancelled: false });
     }
     // Two cancels at once: the one that stopped the run says so, the other that it had ended.
     const stopping = run.stopped === undefined;
     run.stop("cancelled");
     await this.#recorded;
     const ended = this.#store.meta() ?? meta;
-    return Response.json({ ...describe(ended, this.#log, this.#store), cancelled: stopping });
+    return Response.json({ ...this.#describe(ended), cancelled: stopping });
   }
 
   async #record(status: StreamStatus | undefined): Promise<void> {
@@ -223,25 +223,23 @@ export class RelayStream {
     this.#recorded = undefined;
     await this.#store.delete();
   }
-}
 
-function describe(
-  meta: StreamMeta,
-  log: EventLog | undefined,
-  store: StreamStore,
-): Record<string, unknown> {
-  const running = meta.status === "running";
-  const seconds = (ms: number | null): number | null => ms === null ? null : Math.floor(ms / 1000);
-  return {
-    id: meta.id,
-    object: "stream",
-    status: meta.status,
-    events: running ? log?.lastVisible ?? meta.events : meta.events,
-    bytes: running ? log?.bytes ?? meta.bytes : meta.bytes,
-    storage_writes: running ? store.writes : meta.writes,
-    readers: log?.readers ?? 0,
-    created_at: seconds(meta.created),
-    ended_at: seconds(meta.ended),
-    expires_at: seconds(meta.expires),
-  };
+  #describe(meta: StreamMeta): Record<string, unknown> {
+    const running = meta.status === "running";
+    const log = this.#log;
+    const seconds = (ms: number | null): number | null =>
+      ms === null ? null : Math.floor(ms / 1000);
+    return {
+      id: meta.id,
+      object: "stream",
+      status: meta.status,
+      events: running ? log?.lastVisible ?? meta.events : meta.events,
+      bytes: running ? log?.bytes ?? meta.bytes : meta.bytes,
+      storage_writes: running ? this.#store.writes : meta.writes,
+      readers: log?.readers ?? 0,
+      created_at: seconds(meta.created),
+      ended_at: seconds(meta.ended),
+      expires_at: seconds(meta.expires),
+    };
+  }
 }
