@@ -167,7 +167,7 @@ export class EventLog {
     this.#store.append(batch);
     if (this.#recent.push(batch) > RECENT) this.#recent.shift();
     this.bytes += data.byteLength;
-    pending.clear();
+    pending.bytes = 0;
     this.#lastFlush = Date.now();
     this.#unsynced = { last, final };
     this.#durable = this.#syncing ??= this.#sync();

@@ -82,10 +82,6 @@ export class PendingBatch {
     return this.#buffer.slice(0, this.bytes);
   }
 
-  clear(): void {
-    this.bytes = 0;
-  }
-
   #room(idBytes: number, eventBytes: number): number {
     const needed = this.bytes + idBytes + eventBytes;
     if (needed > this.#buffer.length) {
