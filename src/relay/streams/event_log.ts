@@ -3,7 +3,6 @@
  * only once durable, so whatever any reader saw survives a restart of the Durable Object.
  */
 
-import { eventStart } from "./event_bytes.ts";
 import { PendingBatch } from "./pending_batch.ts";
 import type { Batch, StreamStore } from "./stream_store.ts";
 
@@ -16,6 +15,8 @@ const RECENT = 8;
 /** Progress comments kept at most (a few hundred retries' worth). */
 const MAX_NOTES = 16 * 1024;
 
+const encoder = new TextEncoder();
+
 export class EventLog {
   /** The last event readers may read: stored and durable (0: none). */
   lastVisible = 0;
@@ -23,10 +24,7 @@ export class EventLog {
   ended = false;
   /** Stored bytes, id lines included. */
   bytes = 0;
-  /**
-   * Progress comments made before the first event: never numbered (`Last-Event-ID` counts
-   * events only), never stored.
-   */
+  /** Progress comments from before the first event: not numbered, not stored. */
   notes = "";
   #store: StreamStore;
   #maxBytes: number;
@@ -49,9 +47,10 @@ export class EventLog {
     this.#batch = new PendingBatch(next, 2 * MAX_BATCH);
   }
 
-  static restore(store: StreamStore, maxBytes: number, ended: boolean): EventLog {
+  /** The log of a stream this instance did not start: it only ends, so it has no byte limit. */
+  static restore(store: StreamStore, ended: boolean): EventLog {
     const { last, bytes } = store.extent();
-    const log = new EventLog(store, maxBytes, last + 1);
+    const log = new EventLog(store, Number.POSITIVE_INFINITY, last + 1);
     log.lastVisible = last;
     log.bytes = bytes;
     log.ended = ended;
@@ -124,20 +123,18 @@ export class EventLog {
     if (this.#forgotten) return { bytes: undefined, last: after };
     const batches = this.#recentAfter(after) ?? this.#store.batchesAfter(after, this.lastVisible);
     if (batches.length === 0) return { bytes: undefined, last: after };
+    const last = (batches.at(-1) as Batch).last;
     const parts = batches.map((batch) =>
       batch.first > after ? batch.data : batch.data.subarray(eventStart(batch.data, after + 1))
     );
-    let size = 0;
-    for (const part of parts) size += part.byteLength;
-    const bytes = parts.length === 1 ? parts[0] as Uint8Array : new Uint8Array(size);
-    if (parts.length > 1) {
-      let at = 0;
-      for (const part of parts) {
-        bytes.set(part, at);
-        at += part.byteLength;
-      }
+    if (parts.length === 1) return { bytes: parts[0], last };
+    const bytes = new Uint8Array(parts.reduce((size, part) => size + part.byteLength, 0));
+    let at = 0;
+    for (const part of parts) {
+      bytes.set(part, at);
+      at += part.byteLength;
     }
-    return { bytes, last: (batches.at(-1) as { last: number }).last };
+    return { bytes, last };
   }
 
   /** `undefined` when memory does not reach back to event `after + 1`: then the store has them. */
@@ -170,7 +167,7 @@ export class EventLog {
     this.#store.append(batch);
     if (this.#recent.push(batch) > RECENT) this.#recent.shift();
     this.bytes += data.byteLength;
-    pending.clear();
+    pending.bytes = 0;
     this.#lastFlush = Date.now();
     this.#unsynced = { last, final };
     this.#durable = this.#syncing ??= this.#sync();
@@ -194,4 +191,17 @@ export class EventLog {
       this.#syncing = undefined;
     }
   }
+}
+
+/** The offset of event `id` in a batch: every event starts with its `id:` line. */
+function eventStart(data: Uint8Array, id: number): number {
+  const needle = encoder.encode(`\n\nid: ${id}\n`);
+  // JSON data holds no raw newline, so the needle occurs only where an event starts.
+  outer: for (let i = 0; i + needle.length <= data.length; i++) {
+    for (let j = 0; j < needle.length; j++) {
+      if (data[i + j] !== needle[j]) continue outer;
+    }
+    return i + 2;
+  }
+  return data.length;
 }

@@ -1,8 +1,34 @@
-/** The next batch of events, numbered and encoded into one UTF-8 buffer stored and sent as is. */
-
-import { eventEnd, idLineBytes, writeIdLine } from "./event_bytes.ts";
+/** The next batch of events, numbered in one UTF-8 buffer that is stored and sent as is. */
 
 const encoder = new TextEncoder();
+const NEWLINE = 10;
+
+/** Where the event at `from` ends (after its `\n\n`), or `end`; UTF-8 0x0A is always a newline. */
+function eventEnd(buffer: Uint8Array, from: number, end: number): number {
+  let stop = buffer.indexOf(NEWLINE, from);
+  while (stop >= 0 && stop + 1 < end && buffer[stop + 1] !== NEWLINE) {
+    stop = buffer.indexOf(NEWLINE, stop + 1);
+  }
+  return stop < 0 || stop + 1 >= end ? end : stop + 2;
+}
+
+function idLineBytes(id: number): number {
+  let digits = 1;
+  for (let n = id; n >= 10; n = Math.floor(n / 10)) digits++;
+  return 5 + digits;
+}
+
+/** Writes `id: <id>\n` at `at`; returns where it ends. */
+function writeIdLine(buffer: Uint8Array, at: number, id: number): number {
+  const end = at + idLineBytes(id) - 1;
+  buffer[at] = 105; // i
+  buffer[at + 1] = 100; // d
+  buffer[at + 2] = 58; // :
+  buffer[at + 3] = 32; // space
+  for (let i = end - 1, n = id; i >= at + 4; i--, n = Math.floor(n / 10)) buffer[i] = 48 + n % 10;
+  buffer[end] = NEWLINE;
+  return end + 1;
+}
 
 export class PendingBatch {
   next: number;
@@ -54,10 +80,6 @@ export class PendingBatch {
   /** A copy: the stored batch outlives the reused buffer. */
   copy(): Uint8Array {
     return this.#buffer.slice(0, this.bytes);
-  }
-
-  clear(): void {
-    this.bytes = 0;
   }
 
   #room(idBytes: number, eventBytes: number): number {

@@ -1,6 +1,6 @@
 /** One reader of a resumable stream: the stored events after its position, then live ones. */
 
-import { errorResponse, type RelayFailure } from "../error_response.ts";
+import { errorResponse } from "../error_response.ts";
 import { KEEP_ALIVE, STALLED_KEEP_ALIVES } from "../answer_writer.ts";
 import type { EventLog } from "./event_log.ts";
 
@@ -9,15 +9,14 @@ const KEEP_ALIVE_BYTES = textEncoder.encode(KEEP_ALIVE);
 
 /** `retry-after` is one keep-alive interval: by then a departed reader's place is free. */
 export function tooManyReaders(maxReaders: number, keepAliveMs: number): Response {
-  const failure: RelayFailure = {
+  return errorResponse({
     status: 429,
     message: `This stream already has ${maxReaders} readers, the most this relay serves at ` +
       "once; close one of them, or try again once one has ended.",
     type: "rate_limit_error",
     code: "too_many_readers",
     headers: { "retry-after": String(Math.max(1, Math.ceil(keepAliveMs / 1000))) },
-  };
-  return errorResponse(failure);
+  });
 }
 
 /**
@@ -37,18 +36,17 @@ export function readEvents(
   let pulling = false;
   let taken = Date.now();
   let keepAlive: ReturnType<typeof setInterval> | undefined;
-  const unsubscribe = log.subscribe(() => {
-    const resume = wake;
+  const resume = (): void => {
+    const waiting = wake;
     wake = undefined;
-    resume?.();
-  });
+    waiting?.();
+  };
+  const unsubscribe = log.subscribe(resume);
   const stop = (): void => {
     closed = true;
     clearInterval(keepAlive);
     unsubscribe();
-    const resume = wake;
-    wake = undefined;
-    resume?.();
+    resume();
   };
   return new ReadableStream<Uint8Array>({
     start(controller) {

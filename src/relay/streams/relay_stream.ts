@@ -4,13 +4,12 @@
  */
 
 import type { RelayFetch } from "../options.ts";
-import { ATTEMPTS_HEADER } from "../../core/constants.ts";
+import { STREAM_ID_HEADER } from "../../core/constants.ts";
 import { redact } from "../../core/redact.ts";
 import { sameHash } from "../auth.ts";
 import { errorEvent, errorResponse } from "../error_response.ts";
 import { SSE_HEADERS } from "../sse_response.ts";
 import { EventLog } from "./event_log.ts";
-import { OUTCOMES_HEADER } from "./outcomes.ts";
 import { readEvents, tooManyReaders } from "./reader.ts";
 import { INTERRUPTED, secretsOf, START_FAILED, StreamRun } from "./stream_run.ts";
 import {
@@ -19,14 +18,7 @@ import {
   type StreamStorage,
   StreamStore,
 } from "./stream_store.ts";
-import {
-  decodePlan,
-  MAX_READERS,
-  OWNER_HEADER,
-  type StartPlan,
-  STREAM_ID_HEADER,
-  streamNotFound,
-} from "./wire.ts";
+import { decodePlan, MAX_READERS, OWNER_HEADER, type StartPlan, streamNotFound } from "./wire.ts";
 
 /**
  * An alarm is an incoming event: an object with none for 70–140 s is evicted, cutting the
@@ -90,7 +82,7 @@ export class RelayStream {
       const readers = Number(searchParams.get("readers")) || MAX_READERS;
       return this.#follow(meta, Number(searchParams.get("after") ?? 0), readers);
     }
-    if (pathname === "/status") return Response.json(describe(meta, this.#log, this.#store));
+    if (pathname === "/status") return Response.json(this.#describe(meta));
     if (pathname === "/cancel" && request.method === "POST") return await this.#cancel(meta);
     return streamNotFound();
   }
@@ -127,41 +119,20 @@ export class RelayStream {
       plan = decodePlan(await request.text());
       log = new EventLog(this.#store, plan.maxBytes, 1);
       run = new StreamRun(plan, log, this.#fetch); // checks the call's options; sends nothing yet
-      this.#store.create({
-        id: plan.id,
-        owner: plan.owner,
-        status: "running",
-        created,
-        ended: null,
-        expires: null,
-        ttl: plan.ttlMs,
-        keepAlive: plan.keepAliveMs,
-        events: 0,
-        bytes: 0,
-        writes: 0,
-      });
+      const { id, owner, ttlMs: ttl, keepAliveMs: keepAlive } = plan;
+      this.#store.create({ id, owner, created, ttl, keepAlive });
       await this.#ctx.storage.setAlarm(created + HEARTBEAT_MS);
     } catch (error) {
       return await this.#notStarted(error, plan);
     }
     this.#log = log;
     this.#run = run;
-    const ended = run.start();
-    // A caller who leaves before the answer begins never learned the id: nobody could resume
-    // or stop the call.
-    const callerLeft = (): void => {
-      if (!run.isCommitted) run.stop("caller_left");
-    };
-    if (request.signal?.aborted) callerLeft();
-    request.signal?.addEventListener("abort", callerLeft);
-    this.#recorded = ended.then((status) => this.#record(status));
+    this.#recorded = run.start(request.signal).then((status) => this.#record(status));
     this.#ctx.waitUntil?.(this.#recorded);
     const failure = await run.committed;
-    // For the Worker's cooldowns; the Worker removes the outcomes header.
-    const told = { [ATTEMPTS_HEADER]: String(run.attempts), [OUTCOMES_HEADER]: run.outcomes };
-    if (failure !== undefined) return errorResponse(failure, told);
+    if (failure !== undefined) return errorResponse(failure, run.report);
     return new Response(readEvents(log, 0, plan.keepAliveMs), {
-      headers: { ...SSE_HEADERS, ...told, ...run.headers, [STREAM_ID_HEADER]: plan.id },
+      headers: { ...SSE_HEADERS, ...run.report, ...run.headers, [STREAM_ID_HEADER]: plan.id },
     });
   }
 
@@ -184,7 +155,7 @@ export class RelayStream {
     let meta = this.#store.meta();
     if (meta === undefined) return undefined;
     if (meta.status === "running" && this.#run === undefined) {
-      this.#log ??= EventLog.restore(this.#store, Number.POSITIVE_INFINITY, false);
+      this.#log ??= EventLog.restore(this.#store, false);
       this.#recorded ??= this.#log.close(errorEvent(INTERRUPTED)).then(() =>
         this.#record("failed")
       );
@@ -200,11 +171,7 @@ export class RelayStream {
   }
 
   #follow(meta: StreamMeta, after: number, maxReaders: number): Response {
-    const log = this.#log ??= EventLog.restore(
-      this.#store,
-      Number.POSITIVE_INFINITY,
-      meta.status !== "running",
-    );
+    const log = this.#log ??= EventLog.restore(this.#store, meta.status !== "running");
     if (after > log.lastVisible) {
       return errorResponse({
         status: 400,
@@ -223,14 +190,14 @@ export class RelayStream {
   async #cancel(meta: StreamMeta): Promise<Response> {
     const run = this.#run;
     if (meta.status !== "running" || run === undefined) {
-      return Response.json({ ...describe(meta, this.#log, this.#store), cancelled: false });
+      return Response.json({ ...this.#describe(meta), cancelled: false });
     }
     // Two cancels at once: the one that stopped the run says so, the other that it had ended.
     const stopping = run.stopped === undefined;
     run.stop("cancelled");
     await this.#recorded;
     const ended = this.#store.meta() ?? meta;
-    return Response.json({ ...describe(ended, this.#log, this.#store), cancelled: stopping });
+    return Response.json({ ...this.#describe(ended), cancelled: stopping });
   }
 
   async #record(status: StreamStatus | undefined): Promise<void> {
@@ -256,25 +223,23 @@ export class RelayStream {
     this.#recorded = undefined;
     await this.#store.delete();
   }
-}
 
-function describe(
-  meta: StreamMeta,
-  log: EventLog | undefined,
-  store: StreamStore,
-): Record<string, unknown> {
-  const running = meta.status === "running";
-  const seconds = (ms: number | null): number | null => ms === null ? null : Math.floor(ms / 1000);
-  return {
-    id: meta.id,
-    object: "stream",
-    status: meta.status,
-    events: running ? log?.lastVisible ?? meta.events : meta.events,
-    bytes: running ? log?.bytes ?? meta.bytes : meta.bytes,
-    storage_writes: running ? store.writes : meta.writes,
-    readers: log?.readers ?? 0,
-    created_at: seconds(meta.created),
-    ended_at: seconds(meta.ended),
-    expires_at: seconds(meta.expires),
-  };
+  #describe(meta: StreamMeta): Record<string, unknown> {
+    const running = meta.status === "running";
+    const log = this.#log;
+    const seconds = (ms: number | null): number | null =>
+      ms === null ? null : Math.floor(ms / 1000);
+    return {
+      id: meta.id,
+      object: "stream",
+      status: meta.status,
+      events: running ? log?.lastVisible ?? meta.events : meta.events,
+      bytes: running ? log?.bytes ?? meta.bytes : meta.bytes,
+      storage_writes: running ? this.#store.writes : meta.writes,
+      readers: log?.readers ?? 0,
+      created_at: seconds(meta.created),
+      ended_at: seconds(meta.ended),
+      expires_at: seconds(meta.expires),
+    };
+  }
 }

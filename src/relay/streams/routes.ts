@@ -10,16 +10,14 @@ import { errorResponse } from "../error_response.ts";
 import { OUTCOMES_HEADER, parseOutcomes } from "./outcomes.ts";
 import {
   encodePlan,
-  newStreamId,
   OWNER_HEADER,
   type RelayStreamNamespace,
-  RESUMABLE_HEADER,
   type StartPlan,
-  STREAM_ID,
   streamNotFound,
-  toHex,
 } from "./wire.ts";
 
+const RESUMABLE_HEADER = "x-stopstream-resumable";
+const STREAM_ID = /^[0-9a-f]{32}$/;
 const EVENT_ID = /^(?:0|[1-9]\d{0,14})$/;
 
 export interface StreamsConfig {
@@ -42,11 +40,12 @@ export async function startStream(
   caller: Request,
   parts: Pick<StartPlan, "call" | "upstreams" | "chat" | "keepAliveMs">,
 ): Promise<{ response: Response; outcomes: Array<Outcome | undefined> | undefined }> {
-  const id = newStreamId();
+  // 128 random bits, so ids cannot be guessed.
+  const id = toHex(crypto.getRandomValues(new Uint8Array(16)));
   const plan: StartPlan = {
     ...parts,
     id,
-    owner: await ownerOf(config, id, caller.headers.get("authorization") ?? undefined),
+    owner: await ownerOf(config, id, caller),
     ttlMs: config.ttlMs,
     maxBytes: config.maxBytes,
   };
@@ -70,10 +69,9 @@ export function streamRoutes(config: StreamsConfig): Hono {
   routes.get("/v1/streams/:id", async (c) => {
     const id = c.req.param("id");
     if (!STREAM_ID.test(id)) return streamNotFound();
-    const owner = await ownerOf(config, id, c.req.header("authorization"));
     const accept = c.req.header("accept") ?? "";
     if (accept.includes("application/json") && !accept.includes("text/event-stream")) {
-      return mutable(await callStream(config, id, "/status", "GET", owner));
+      return await callStream(config, c.req.raw, id, "/status");
     }
     // The header wins: a browser's EventSource sends it when it reconnects to the same URL.
     const after = c.req.header("last-event-id") || c.req.query("after") || "0";
@@ -87,21 +85,13 @@ export function streamRoutes(config: StreamsConfig): Hono {
         code: "invalid_last_event_id",
       });
     }
-    return mutable(
-      await callStream(
-        config,
-        id,
-        `/events?after=${after}&readers=${config.maxReaders}`,
-        "GET",
-        owner,
-      ),
-    );
+    const path = `/events?after=${after}&readers=${config.maxReaders}`;
+    return await callStream(config, c.req.raw, id, path);
   });
   routes.post("/v1/streams/:id/cancel", async (c) => {
     const id = c.req.param("id");
     if (!STREAM_ID.test(id)) return streamNotFound();
-    const owner = await ownerOf(config, id, c.req.header("authorization"));
-    return mutable(await callStream(config, id, "/cancel", "POST", owner));
+    return await callStream(config, c.req.raw, id, "/cancel", "POST");
   });
   return routes;
 }
@@ -110,26 +100,29 @@ function stubOf(config: StreamsConfig, id: string): { fetch(r: Request): Promise
   return config.namespace.get(config.namespace.idFromName(id));
 }
 
-function callStream(
+async function callStream(
   config: StreamsConfig,
+  caller: Request,
   id: string,
   path: string,
-  method: string,
-  owner: string,
+  method = "GET",
 ): Promise<Response> {
-  return stubOf(config, id).fetch(
-    new Request(`https://relay-stream${path}`, { method, headers: { [OWNER_HEADER]: owner } }),
-  );
+  const headers = { [OWNER_HEADER]: await ownerOf(config, id, caller) };
+  const request = new Request(`https://relay-stream${path}`, { method, headers });
+  return mutable(await stubOf(config, id).fetch(request));
 }
 
 /** The key check has already accepted the key; `""` when the relay takes no keys. */
-async function ownerOf(
-  config: StreamsConfig,
-  id: string,
-  authorization: string | undefined,
-): Promise<string> {
+async function ownerOf(config: StreamsConfig, id: string, caller: Request): Promise<string> {
   if (config.keys.length === 0) return "";
-  return toHex(await sha256(`${id}:${bearerKey(authorization) ?? ""}`));
+  const key = bearerKey(caller.headers.get("authorization") ?? undefined) ?? "";
+  return toHex(await sha256(`${id}:${key}`));
+}
+
+function toHex(bytes: Uint8Array): string {
+  let hex = "";
+  for (const byte of bytes) hex += byte.toString(16).padStart(2, "0");
+  return hex;
 }
 
 /** A Durable Object's response, with headers the app's middleware (CORS) may still set. */

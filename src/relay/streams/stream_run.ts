@@ -3,6 +3,7 @@
 import type { RelayFetch } from "../options.ts";
 import type { Call } from "../../client/internal.ts";
 import type { StreamChatOptions } from "../../core/chat_options.ts";
+import { ATTEMPTS_HEADER } from "../../core/constants.ts";
 import { type ChunkEncoder, DONE_EVENT, type RelayItem } from "../chunks.ts";
 import { commitTiming } from "../commit.ts";
 import { describeFailure } from "../describe_failure.ts";
@@ -11,7 +12,7 @@ import { relayChat } from "../forward.ts";
 import { AnswerLabel, chunkEncoder, isComment } from "../progress.ts";
 import { createUpstreamFetch, type UpstreamFetch } from "../upstream_fetch.ts";
 import type { EventLog } from "./event_log.ts";
-import { CallOutcomes } from "./outcomes.ts";
+import { CallOutcomes, OUTCOMES_HEADER } from "./outcomes.ts";
 import type { StreamStatus } from "./stream_store.ts";
 import type { StartPlan } from "./wire.ts";
 
@@ -63,10 +64,11 @@ export class StreamRun {
   readonly committed: Promise<RelayFailure | undefined>;
   /** As of the commit; later changes reach readers as a comment (`AnswerLabel`). */
   headers: Record<string, string> = {};
+  /** Why the run was stopped, once it was. */
+  stopped: StopReason | undefined;
   #label: AnswerLabel;
   #abort = new AbortController();
   #fetch: UpstreamFetch;
-  #stopped: StopReason | undefined;
   #isCommitted = false;
   #commit!: (failure: RelayFailure | undefined) => void;
   #plan: StartPlan;
@@ -82,7 +84,7 @@ export class StreamRun {
     this.#fetch = createUpstreamFetch(fetch);
     this.#label = new AnswerLabel(
       (target) => plan.upstreams[target] ?? target,
-      () => this.attempts,
+      () => this.#fetch.calls,
     );
     const { id, model, includeUsage, progress } = plan.chat;
     this.#encoder = chunkEncoder(id, model, includeUsage, progress);
@@ -94,29 +96,30 @@ export class StreamRun {
     );
   }
 
-  /** Settles once the final event is visible; `undefined` when nothing was stored. */
-  start(): Promise<StreamStatus | undefined> {
-    return this.#pump(this.#chat, this.#encoder, this.#log, this.#plan);
+  /**
+   * Settles once the final event is visible; `undefined` when nothing was stored. A caller who
+   * aborts `signal` before the answer begins never learned the id: nobody could resume or stop it.
+   */
+  start(signal: AbortSignal | undefined): Promise<StreamStatus | undefined> {
+    const ended = this.#pump(this.#chat, this.#encoder, this.#log, this.#plan);
+    const callerLeft = (): void => {
+      if (!this.#isCommitted) this.stop("caller_left");
+    };
+    if (signal?.aborted) callerLeft();
+    signal?.addEventListener("abort", callerLeft);
+    return ended;
   }
 
-  get attempts(): number {
-    return this.#fetch.calls;
-  }
-
-  get outcomes(): string {
-    return this.#outcomes.toString();
-  }
-
-  get isCommitted(): boolean {
-    return this.#isCommitted;
-  }
-
-  get stopped(): StopReason | undefined {
-    return this.#stopped;
+  /** For the Worker's cooldowns (it removes the outcomes header). */
+  get report(): Record<string, string> {
+    return {
+      [ATTEMPTS_HEADER]: String(this.#fetch.calls),
+      [OUTCOMES_HEADER]: this.#outcomes.toString(),
+    };
   }
 
   stop(reason: StopReason): void {
-    this.#stopped ??= reason;
+    this.stopped ??= reason;
     this.#abort.abort(new Error(`the stream was stopped (${reason})`));
   }
 
@@ -133,7 +136,6 @@ export class StreamRun {
     log: EventLog,
     plan: StartPlan,
   ): Promise<StreamStatus | undefined> {
-    // Forwarded upstream events come through as well (forward.ts).
     const iterator = chat[Symbol.asyncIterator]();
     // The relay's commit time: an answer that has begun lets the caller go with the stream id.
     const timer = setTimeout(() => this.#begin(undefined), commitTiming(plan.keepAliveMs).commitMs);
@@ -169,14 +171,14 @@ export class StreamRun {
       return "completed";
     } catch (error) {
       this.#outcomes.fail(error);
-      const failure = this.#stopped === "cancelled" ? STOPPED : describeFailure(error, secrets);
+      const failure = this.stopped === "cancelled" ? STOPPED : describeFailure(error, secrets);
       if (!this.#isCommitted) {
         // Nobody has the stream id yet: the caller gets an HTTP error, and nothing is kept.
         this.#begin(failure);
         return undefined;
       }
       await log.close(errorEvent(failure));
-      return this.#stopped === "cancelled" ? "cancelled" : "failed";
+      return this.stopped === "cancelled" ? "cancelled" : "failed";
     } finally {
       clearTimeout(timer);
     }

@@ -57,7 +57,8 @@ export class StreamStore {
     this.storage = storage;
   }
 
-  create(meta: StreamMeta): void {
+  /** A new stream's row: running, with nothing stored yet. */
+  create(meta: Pick<StreamMeta, "id" | "owner" | "created" | "ttl" | "keepAlive">): void {
     this.#exec(
       "CREATE TABLE IF NOT EXISTS stream (id TEXT NOT NULL, owner TEXT NOT NULL, " +
         "status TEXT NOT NULL, created INTEGER NOT NULL, ended INTEGER, expires INTEGER, " +
@@ -71,18 +72,12 @@ export class StreamStore {
     // The tables are bookkeeping, not stream data: only rows of the two tables count.
     this.writes = 0;
     this.#exec(
-      "INSERT INTO stream VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO stream VALUES (?, ?, 'running', ?, NULL, NULL, ?, ?, 0, 0, 0)",
       meta.id,
       meta.owner,
-      meta.status,
       meta.created,
-      meta.ended,
-      meta.expires,
       meta.ttl,
       meta.keepAlive,
-      meta.events,
-      meta.bytes,
-      meta.writes,
     );
   }
 

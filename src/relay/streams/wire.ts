@@ -6,28 +6,10 @@
 import type { StreamChatOptions } from "../../core/chat_options.ts";
 import { errorResponse } from "../error_response.ts";
 
-export const RESUMABLE_HEADER = "x-stopstream-resumable";
-
-// The response header with the stream id is the one the client reads (`x-stopstream-stream-id`).
-export { STREAM_ID_HEADER } from "../../core/constants.ts";
-
 export const OWNER_HEADER = "x-stopstream-owner";
 
 /** Default `maxStreamReaders`; also assumed when a request does not say (an older Worker). */
 export const MAX_READERS = 16;
-
-export const STREAM_ID: RegExp = /^[0-9a-f]{32}$/;
-
-/** 128 random bits, so ids cannot be guessed. */
-export function newStreamId(): string {
-  return toHex(crypto.getRandomValues(new Uint8Array(16)));
-}
-
-export function toHex(bytes: Uint8Array): string {
-  let hex = "";
-  for (const byte of bytes) hex += byte.toString(16).padStart(2, "0");
-  return hex;
-}
 
 /** Kept in memory only (upstream keys included), never stored. */
 export interface StartPlan {
@@ -46,38 +28,36 @@ export interface StartPlan {
 /** Option groups whose numbers may be `Infinity` (no limit), which JSON cannot carry. */
 const LIMIT_GROUPS = ["retry", "timeouts"] as const;
 
+/** A target's `apiKey: undefined` (no key, none inherited, see app.ts): JSON drops `undefined`. */
+const NO_KEY = null;
+
 /**
  * An `Infinity` limit travels as `null`, which no valid option is; {@linkcode decodePlan}
  * restores it. NaN and -Infinity cannot travel: RangeError (`createRelay` refuses them anyway).
  */
 export function encodePlan(plan: StartPlan): string {
-  return JSON.stringify({ ...plan, call: mapCallLimits(plan.call, encodeLimit, NO_KEY) });
+  const call = mapCallLimits(plan.call, NO_KEY, (name, value) => {
+    if (value === Number.POSITIVE_INFINITY) return null;
+    if (typeof value === "number" && !Number.isFinite(value)) {
+      throw new RangeError(`stopstream relay: ${name} cannot be ${value}`);
+    }
+    return value;
+  });
+  return JSON.stringify({ ...plan, call });
 }
 
 export function decodePlan(text: string): StartPlan {
   const plan = JSON.parse(text) as StartPlan;
-  return { ...plan, call: mapCallLimits(plan.call, decodeLimit, undefined) };
+  const call = mapCallLimits(plan.call, undefined, (_name, value) => {
+    return value === null ? Number.POSITIVE_INFINITY : value;
+  });
+  return { ...plan, call };
 }
-
-function encodeLimit(name: string, value: unknown): unknown {
-  if (value === Number.POSITIVE_INFINITY) return null;
-  if (typeof value === "number" && !Number.isFinite(value)) {
-    throw new RangeError(`stopstream relay: ${name} cannot be ${value}`);
-  }
-  return value;
-}
-
-function decodeLimit(_name: string, value: unknown): unknown {
-  return value === null ? Number.POSITIVE_INFINITY : value;
-}
-
-/** A target's `apiKey: undefined` (no key, none inherited, see app.ts): JSON drops `undefined`. */
-const NO_KEY = null;
 
 function mapCallLimits<T extends Partial<StreamChatOptions>>(
   call: T,
-  map: (name: string, value: unknown) => unknown,
   noKey: null | undefined,
+  map: (name: string, value: unknown) => unknown,
 ): T {
   const mapped: Record<string, unknown> = { ...call };
   if ("apiKey" in call && call.apiKey == null) mapped.apiKey = noKey;
@@ -89,7 +69,7 @@ function mapCallLimits<T extends Partial<StreamChatOptions>>(
     mapped[group] = out;
   }
   if (Array.isArray(call.fallbacks)) {
-    mapped.fallbacks = call.fallbacks.map((fallback) => mapCallLimits(fallback, map, noKey));
+    mapped.fallbacks = call.fallbacks.map((fallback) => mapCallLimits(fallback, noKey, map));
   }
   return mapped as T;
 }
