@@ -1,5 +1,3 @@
-// `createRelay()`: the relay's Hono app, its routes and the door every `/v1/*` route is behind.
-
 import { Hono } from "hono";
 import { cors } from "hono/cors";
 import { ATTEMPTS_HEADER, STREAM_ID_HEADER, UPSTREAM_HEADER } from "../core/constants.ts";

@@ -11,7 +11,7 @@ import { UpstreamCooldowns, type UpstreamRoute } from "./cooldown.ts";
 import { errorResponse } from "./error_response.ts";
 import { relayChat } from "./forward.ts";
 import { jsonResponse } from "./json_response.ts";
-import { collectLogprobs, type LogprobsTap } from "./logprobs.ts";
+import { collectLogprobs } from "./logprobs.ts";
 import type { ResolvedRelayOptions } from "./options.ts";
 import { chunkEncoder, wantsProgress } from "./progress.ts";
 import { type ChatRequestBody, parseChatRequest, readLimited } from "./request_body.ts";
@@ -147,8 +147,7 @@ async function whole(held: Held, options: StreamChatOptions): Promise<Response> 
     abort.abort(new Error("the answer passed the relay's limit"));
   };
   const plan = planCall(options);
-  const logprobs: LogprobsTap = { lists: undefined };
-  collectLogprobs(plan, logprobs);
+  const logprobs = collectLogprobs(plan);
   const chat = new Call(plan);
   const json = chat.result.catch((error: unknown) => {
     throw overLimit ? answerTooLarge(config.maxStreamBytes) : error;
@@ -158,15 +157,14 @@ async function whole(held: Held, options: StreamChatOptions): Promise<Response> 
       upstream: route.upstreamOf(result.target?.index ?? 0),
       attempts: result.attempts,
     };
+    // Only an openai-chat answer has them (a fallback of another protocol may have answered).
+    const lists = result.target?.protocol === "openai-chat" ? logprobs.lists ?? null : null;
     const completion = toChatCompletion(
       result,
       result.id || answer.id,
       result.model || answer.model,
+      lists,
     );
-    // Only an openai-chat answer has them (a fallback of another protocol may have answered).
-    if (logprobs.lists !== undefined && result.target?.protocol === "openai-chat") {
-      completion.choices[0]!.logprobs = logprobs.lists;
-    }
     return {
       json: JSON.stringify({ ...completion, stopstream }),
       headers: {

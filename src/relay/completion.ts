@@ -1,28 +1,13 @@
 import type { ChatResult } from "../core/chat_result.ts";
 import { callId, toAnnotations, toOpenAIUsage } from "./openai_shapes.ts";
 
-export interface ChatCompletion {
-  id: string;
-  object: "chat.completion";
-  created: number;
-  model: string;
-  choices: Array<
-    {
-      index: number;
-      message: Record<string, unknown>;
-      /** `null`, or (an `openai-chat` upstream asked for them) the answer's `logprobs`. */
-      logprobs: unknown;
-      finish_reason: string;
-    }
-  >;
-  usage?: Record<string, unknown>;
-}
-
+/** `logprobs`: `null`, or (an `openai-chat` upstream asked for them) the answer's. */
 export function toChatCompletion(
   result: ChatResult,
   id: string,
   model: string,
-): ChatCompletion {
+  logprobs: unknown,
+): Record<string, unknown> {
   const message: Record<string, unknown> = {
     role: "assistant",
     content: result.content === "" && result.toolCalls.length > 0 ? null : result.content,
@@ -46,12 +31,12 @@ export function toChatCompletion(
       return entry;
     });
   }
-  const completion: ChatCompletion = {
+  const completion: Record<string, unknown> = {
     id,
     object: "chat.completion",
     created: Math.floor(Date.now() / 1000),
     model,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: result.finishReason }],
+    choices: [{ index: 0, message, logprobs, finish_reason: result.finishReason }],
   };
   if (result.usage !== undefined) completion.usage = toOpenAIUsage(result.usage);
   return completion;

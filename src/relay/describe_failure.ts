@@ -43,136 +43,76 @@ export function describeFailure(error: unknown, secrets: readonly string[]): Rel
   return failure;
 }
 
+type Classified = { failure: RelayFailure; what: string };
+
 /** `what`: a few words (lower case) that a partial failure builds its own sentence from. */
-function classify(
-  error: unknown,
-  secrets: readonly string[],
-): { failure: RelayFailure; what: string } {
+function classify(error: unknown, secrets: readonly string[]): Classified {
   if (isAPIStatusError(error)) {
     const upstream = upstreamError(error.body, secrets);
     const what = `the upstream answered HTTP ${error.status}`;
     if (error.status === 401 || error.status === 403) {
       // Not the caller's 401: callers must tell the relay's upstream key from their relay key.
-      return {
-        what,
-        failure: {
-          status: 502,
-          message: `The upstream refused the relay's credentials (HTTP ${error.status}); the ` +
-            "relay's upstream key needs fixing (the relay log has the upstream's answer).",
-          type: "upstream_error",
-          code: "upstream_auth_error",
-        },
-      };
+      const message = `The upstream refused the relay's credentials (HTTP ${error.status}); the ` +
+        "relay's upstream key needs fixing (the relay log has the upstream's answer).";
+      return failed(what, 502, "upstream_auth_error", message);
     }
     if (error.status >= 400 && error.status < 500) {
       const message = upstream.message ?? `${capitalise(what)}; check the request.`;
-      const failure: RelayFailure = {
-        status: error.status,
-        message,
-        type: upstream.type ?? "invalid_request_error",
-        code: upstream.code ?? null,
-      };
-      if (error.status === 429) failure.headers = retryHeaders(error);
-      return { what, failure };
+      const type = upstream.type ?? "invalid_request_error";
+      const result = failed(what, error.status, upstream.code ?? null, message, type);
+      if (error.status === 429) result.failure.headers = retryHeaders(error);
+      return result;
     }
-    return {
-      what,
-      failure: {
-        status: 502,
-        message: `${capitalise(what)}${quoted(upstream.message ?? "", Infinity)}; try again later.`,
-        type: "upstream_error",
-        code: "upstream_status",
-      },
-    };
+    const said = quoted(upstream.message ?? "", Infinity);
+    return failed(what, 502, "upstream_status", `${capitalise(what)}${said}; try again later.`);
   }
   if (isTimeoutError(error)) {
     const what = TIMED_OUT[error.phase].replace("#", String(error.timeoutMs));
-    return {
-      what,
-      failure: {
-        status: 504,
-        message: `${capitalise(what)}; try again later.`,
-        type: "upstream_error",
-        code: "upstream_timeout",
-      },
-    };
+    return failed(what, 504, "upstream_timeout", `${capitalise(what)}; try again later.`);
   }
   if (isConnectionError(error)) {
-    return {
-      what: "the connection to the upstream was lost",
-      failure: {
-        status: 502,
-        message: "The connection to the upstream failed; try again later.",
-        type: "upstream_error",
-        code: "upstream_connection",
-      },
-    };
+    const message = "The connection to the upstream failed; try again later.";
+    return failed("the connection to the upstream was lost", 502, "upstream_connection", message);
   }
   if (isStreamProtocolError(error)) {
-    return {
-      what: "the upstream's stream turned malformed",
-      failure: {
-        status: 502,
-        message: "The upstream's answer was not a valid event stream; check the relay's " +
-          "upstream configuration (base URL and protocol).",
-        type: "upstream_error",
-        code: "upstream_protocol",
-      },
-    };
+    const message = "The upstream's answer was not a valid event stream; check the relay's " +
+      "upstream configuration (base URL and protocol).";
+    return failed("the upstream's stream turned malformed", 502, "upstream_protocol", message);
   }
   if (isUpstreamStreamError(error)) {
     // Redacted before it is cut: a cut key is no longer the key.
     const said = excerpt(error.providerMessage, MAX_MESSAGE, secrets);
     const what = `the upstream reported an error${quoted(said, Infinity)}`;
-    return {
-      what,
-      failure: {
-        status: 502,
-        message: `${capitalise(what)}; ${
-          error.retryable ? "try again later" : "check the request"
-        }.`,
-        type: "upstream_error",
-        code: error.errorType === undefined
-          ? "upstream_stream_error"
-          : shortField(error.errorType, secrets),
-      },
-    };
+    const advice = error.retryable ? "try again later" : "check the request";
+    const code = error.errorType === undefined
+      ? "upstream_stream_error"
+      : shortField(error.errorType, secrets);
+    return failed(what, 502, code, `${capitalise(what)}; ${advice}.`);
   }
   if (isRedirectError(error)) {
     // Where it pointed is for the log: it may be an internal host.
-    return {
-      what: "the upstream redirected the request",
-      failure: {
-        status: 502,
-        message: `The upstream ${REDIRECTED[error.reason]}; check the relay's upstream base URL${
-          error.targetOrigin === undefined ? "" : " (the relay log has where it pointed)"
-        }.`,
-        type: "upstream_error",
-        code: "upstream_redirect",
-      },
-    };
+    const pointed = error.targetOrigin === undefined ? "" : " (the relay log has where it pointed)";
+    const redirected = REDIRECTED[error.reason];
+    const message = `The upstream ${redirected}; check the relay's upstream base URL${pointed}.`;
+    return failed("the upstream redirected the request", 502, "upstream_redirect", message);
   }
   if (isInterruptedError(error)) {
     // Only reached when the caller went away; nobody reads this, 499 is what proxies log.
-    return {
-      what: "the caller closed the request",
-      failure: {
-        status: 499,
-        message: "The caller closed the request.",
-        type: "client_closed",
-        code: null,
-      },
-    };
+    const what = "the caller closed the request";
+    return failed(what, 499, null, "The caller closed the request.", "client_closed");
   }
-  return {
-    what: "the relay failed unexpectedly",
-    failure: {
-      status: 500,
-      message: "The relay failed unexpectedly; try again, and report it if it keeps happening.",
-      type: "server_error",
-      code: null,
-    },
-  };
+  const message = "The relay failed unexpectedly; try again, and report it if it keeps happening.";
+  return failed("the relay failed unexpectedly", 500, null, message, "server_error");
+}
+
+function failed(
+  what: string,
+  status: number,
+  code: string | null,
+  message: string,
+  type = "upstream_error",
+): Classified {
+  return { what, failure: { status, message, type, code } };
 }
 
 const REDIRECTED: Record<RedirectReason, string> = {

@@ -1,6 +1,7 @@
 import { MAX_TIMER_MS } from "../core/constants.ts";
 import type { ProtocolName } from "../core/chat_options.ts";
-import { isHttpURL, PROTOCOLS, type RelayOptions, type RelayUpstream } from "./options.ts";
+import type { RelayOptions } from "./options.ts";
+import { isHttpURL, PROTOCOLS, type RelayUpstream } from "./upstreams.ts";
 import { isStreamNamespace } from "./streams/wire.ts";
 
 /**

@@ -7,7 +7,8 @@
 export { createRelay } from "./app.ts";
 export { relayOptionsFromEnv } from "./env.ts";
 export type { RelayEnv } from "./env.ts";
-export type { RelayCors, RelayFetch, RelayOptions, RelayUpstream } from "./options.ts";
+export type { RelayCors, RelayFetch, RelayOptions } from "./options.ts";
+export type { RelayUpstream } from "./upstreams.ts";
 export { RelayStream } from "./streams/relay_stream.ts";
 export type { RelayStreamOptions, RelayStreamState } from "./streams/relay_stream.ts";
 export type { StreamStorage } from "./streams/stream_store.ts";

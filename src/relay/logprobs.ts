@@ -3,7 +3,7 @@ import type { EventOutcome, StreamDecoder } from "../protocols/protocol.ts";
 import { joinLogprobs, UPSTREAM_FIELDS, upstreamFields } from "./upstream_fields.ts";
 
 /** The logprobs of the attempt that answered, per list (`content`, `refusal`), in order. */
-export interface LogprobsTap {
+interface LogprobsTap {
   lists: Record<string, unknown> | undefined;
 }
 
@@ -11,8 +11,10 @@ export interface LogprobsTap {
  * For a `stream: false` answer, whose client result has no field for them. Each attempt starts
  * over: its answer is the one that counts.
  */
-export function collectLogprobs(plan: CallPlan, tap: LogprobsTap): void {
+export function collectLogprobs(plan: CallPlan): LogprobsTap {
+  const tap: LogprobsTap = { lists: undefined };
   wrapDecoders(plan, "openai-chat", (decoder) => new LogprobsDecoder(decoder, tap));
+  return tap;
 }
 
 class LogprobsDecoder implements StreamDecoder {

@@ -1,5 +1,3 @@
-// createRelay's options, checked against one table (the mechanism streamChat's use), once.
-
 import { CALL_LIMITS } from "../client/internal.ts";
 import type { RetryOptions, Timeouts } from "../core/chat_options.ts";
 import { MAX_TIMER_MS } from "../core/constants.ts";
@@ -7,9 +5,6 @@ import { checkOptions, type OptionTable, type Rule, type Voice } from "../core/o
 import { createRetryBudget, isRetryBudget, type RetryBudget } from "../core/retry_budget.ts";
 import { isStreamNamespace, MAX_READERS, type RelayStreamNamespace } from "./streams/wire.ts";
 import { type RelayUpstream, type ResolvedUpstream, resolveUpstreams } from "./upstreams.ts";
-
-export { isHttpURL, PROTOCOLS } from "./upstreams.ts";
-export type { RelayUpstream, ResolvedUpstream } from "./upstreams.ts";
 
 /**
  * Cross-origin access for browsers. `true` allows every origin; a string or list allows those.
@@ -86,26 +81,13 @@ export interface RelayOptions {
   retryBudget?: RetryBudget | false;
 }
 
-export interface ResolvedRelayOptions {
-  upstreams: ResolvedUpstream[];
-  keys: string[];
-  keepAliveMs: number;
-  maxBodyBytes: number;
-  cors: RelayCors;
-  fetch: RelayFetch | undefined;
-  forwardHeaders: string[];
-  models: string[];
-  maxRetries: number | undefined;
-  retry: RetryOptions | undefined;
-  timeouts: Timeouts | undefined;
-  streams: RelayStreamNamespace | undefined;
-  resumeTtlMs: number;
-  maxStreamBytes: number;
-  maxStreamReaders: number;
-  cooldownFailures: number;
-  cooldownMs: number;
-  retryBudget: RetryBudget | undefined;
-}
+/** The options without a default. */
+type Unset = "fetch" | "maxRetries" | "retry" | "timeouts" | "streams";
+
+export type ResolvedRelayOptions =
+  & Required<Omit<RelayOptions, Unset | "upstreams" | "retryBudget">>
+  & { [K in Unset]: RelayOptions[K] | undefined }
+  & { upstreams: ResolvedUpstream[]; retryBudget: RetryBudget | undefined };
 
 const RELAY: Voice = { prefix: "createRelay", owner: "createRelay", ticks: false };
 /** maxRetries, retry and timeouts are the client's, checked by its own rules. */

@@ -14,7 +14,6 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
   "cache-control": "no-cache, no-transform",
   "x-accel-buffering": "no",
 };
-const sameIndex = (target: number): number => target;
 
 export async function sseResponse(call: RelayedStream): Promise<Response> {
   const commitAt = Date.now() + commitTiming(call.keepAliveMs).commitMs;
@@ -23,7 +22,7 @@ export async function sseResponse(call: RelayedStream): Promise<Response> {
   let pending: Promise<IteratorResult<RelayEvent>> | undefined = iterator.next();
   let buffered = "";
   let ended = false;
-  const label = new AnswerLabel(call.upstreamOf ?? sameIndex, call.attempts);
+  const label = new AnswerLabel(call.upstreamOf ?? ((target) => target), call.attempts);
   try {
     while (pending !== undefined) {
       const step = await raceCommit(pending, commitAt - Date.now());

@@ -82,8 +82,7 @@ function toAnthropic(body: Json): Json {
     max_tokens: body.max_completion_tokens ?? body.max_tokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
   };
   if (system.length > 0) out.system = system.join("\n\n");
-  copy(body, out, "temperature");
-  copy(body, out, "top_p");
+  copy(body, out, "temperature", "top_p");
   if (typeof body.stop === "string") out.stop_sequences = [body.stop];
   else if (Array.isArray(body.stop)) out.stop_sequences = body.stop;
   const tools = functionTools(body.tools);
@@ -142,10 +141,7 @@ function toResponses(body: Json): Json {
   const out: Json = { model: body.model, input, store: false };
   const maxTokens = body.max_completion_tokens ?? body.max_tokens;
   if (maxTokens !== undefined) out.max_output_tokens = maxTokens;
-  copy(body, out, "temperature");
-  copy(body, out, "top_p");
-  copy(body, out, "parallel_tool_calls");
-  copy(body, out, "user");
+  copy(body, out, "temperature", "top_p", "parallel_tool_calls", "user");
   if (typeof body.reasoning_effort === "string") out.reasoning = { effort: body.reasoning_effort };
   // Structured output: chat's `response_format` is the Responses API's `text.format`, with the
   // schema's fields one level up (`{ type: "json_schema", name, schema, strict }`).
@@ -220,19 +216,10 @@ function toolCallsOf(message: Json): Array<{ id: string; name: string; args: str
   });
 }
 
-function functionTools(
-  tools: unknown,
-): Array<{ name: unknown; description: unknown; parameters: unknown; strict: unknown }> {
+/** The `function` of each function tool. */
+function functionTools(tools: unknown): Json[] {
   if (!Array.isArray(tools)) return [];
-  return tools.filter(isRecord).filter((t) => isRecord(t.function)).map((t) => {
-    const fn = t.function as Json;
-    return {
-      name: fn.name,
-      description: fn.description,
-      parameters: fn.parameters,
-      strict: fn.strict,
-    };
-  });
+  return tools.filter(isRecord).map((t) => t.function).filter(isRecord);
 }
 
 function parseArgs(args: string): unknown {
@@ -249,8 +236,10 @@ function idOf(value: unknown): string {
   return typeof value === "string" ? value : typeof value === "number" ? String(value) : "";
 }
 
-function copy(from: Json, to: Json, key: string): void {
-  if (from[key] !== undefined && from[key] !== null) to[key] = from[key];
+function copy(from: Json, to: Json, ...keys: string[]): void {
+  for (const key of keys) {
+    if (from[key] !== undefined && from[key] !== null) to[key] = from[key];
+  }
 }
 
 function isRecord(value: unknown): value is Json {

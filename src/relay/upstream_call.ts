@@ -1,6 +1,6 @@
 import type { StreamChatOptions } from "../core/chat_options.ts";
 import type { RelayFailure } from "./error_response.ts";
-import type { ResolvedUpstream } from "./options.ts";
+import type { ResolvedUpstream } from "./upstreams.ts";
 import type { ChatRequestBody } from "./request_body.ts";
 import { translateRequest } from "./translate_request.ts";
 

@@ -1,6 +1,3 @@
-// The `fetch` the relay hands the client for one caller request: it counts upstream requests,
-// tells an in-process upstream which one this is, and reads event streams in large pieces.
-
 import type { RelayFetch } from "./options.ts";
 import { type PieceTap, readInPieces } from "./upstream_body.ts";
 

@@ -1,7 +1,5 @@
-// The upstreams of `createRelay`, checked and resolved once: protocols, base URLs, and which
-// key each one sends.
-
 import type { ProtocolName } from "../core/chat_options.ts";
+import { PROTOCOLS as REGISTRY } from "../protocols/registry.ts";
 import { joinURL } from "../protocols/request.ts";
 
 /**
@@ -33,11 +31,7 @@ export interface ResolvedUpstream {
   model: string | undefined;
 }
 
-export const PROTOCOLS: readonly ProtocolName[] = [
-  "openai-chat",
-  "anthropic-messages",
-  "openai-responses",
-];
+export const PROTOCOLS = Object.keys(REGISTRY) as readonly ProtocolName[];
 
 export function isHttpURL(value: string): boolean {
   if (!URL.canParse(value)) return false;
