@@ -13,9 +13,9 @@ import {
   fuzzInputs,
   VALIDATION_CASES,
 } from "../support/relay_inputs.ts";
+import { seedFor } from "../support/seed.ts";
 
-const SEED = Number(process.env.FC_SEED ?? Math.floor(Math.random() * 2 ** 31));
-console.log(`relay_validation: fuzz seed ${SEED} (rerun with FC_SEED=${SEED})`);
+const SEED = seedFor("relay_validation");
 
 const app = createDemoRelay({ retry: { initialDelayMs: 1, maxDelayMs: 2 } }, { wordDelayMs: 0 });
 

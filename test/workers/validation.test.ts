@@ -15,9 +15,9 @@ import {
   fuzzInputs,
   VALIDATION_CASES,
 } from "../support/relay_inputs.ts";
+import { seedFor } from "../support/seed.ts";
 
-const SEED = Math.floor(Math.random() * 2 ** 31);
-console.log(`workers validation: fuzz seed ${SEED} (rerun: set SEED in this file)`);
+const SEED = seedFor("workers validation");
 
 const worker = (request: Request) => exports.default.fetch(request);
 const relay = createDemoRelay({ retry: { initialDelayMs: 1, maxDelayMs: 2 } }, { wordDelayMs: 0 });
