@@ -21,6 +21,7 @@ import { excerpt, redact } from "../../src/core/redact.ts";
 import { streamChat } from "../../src/client/stream_chat.ts";
 import type { StreamChatOptions } from "../../src/core/chat_options.ts";
 import { createRelay } from "../../src/relay/app.ts";
+import { ANTHROPIC_STREAM } from "./protocol_streams.ts";
 import { chunk, sse } from "./sse.ts";
 
 /** The positions that put `key` across `cut`: from wholly before it to wholly after. */
@@ -246,39 +247,6 @@ async function logged(run: () => Promise<void>): Promise<string> {
   return lines.map((args) => args.map(String).join(" ")).join("\n");
 }
 
-/** The start of an Anthropic stream, up to its first text delta. */
-const ANTHROPIC_START: readonly string[] = [
-  sse({
-    type: "message_start",
-    message: {
-      id: "msg_1",
-      type: "message",
-      role: "assistant",
-      model: "claude-x",
-      content: [],
-      usage: { input_tokens: 11, output_tokens: 1 },
-    },
-  }, "message_start"),
-  sse(
-    { type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "" } },
-    "content_block_start",
-  ),
-  sse({
-    type: "content_block_delta",
-    index: 0,
-    delta: { type: "thinking_delta", thinking: "Let me see." },
-  }, "content_block_delta"),
-  sse({ type: "content_block_stop", index: 0 }, "content_block_stop"),
-  sse(
-    { type: "content_block_start", index: 1, content_block: { type: "text", text: "" } },
-    "content_block_start",
-  ),
-  sse(
-    { type: "content_block_delta", index: 1, delta: { type: "text_delta", text: "Hello" } },
-    "content_block_delta",
-  ),
-];
-
 /**
  * The relay's cases, one test each.
  *
@@ -380,7 +348,7 @@ export function describeRelayRedaction(): void {
             new Response(
               [
                 // Everything up to the first text delta, then the error.
-                ...ANTHROPIC_START,
+                ...ANTHROPIC_STREAM.slice(0, 6),
                 sse(
                   { type: "error", error: { type: "api_error", message: "m".repeat(at) + KEY } },
                   "error",
