@@ -4,6 +4,7 @@ import { defineConfig, type Plugin } from "vitest/config";
 import { bundleBrowserClient } from "./scripts/build-browser-client.mjs";
 // @ts-expect-error: a plain .mjs script without type declarations.
 import { includeOf } from "./scripts/test-runners.mjs";
+import { chooseSeed } from "./test/support/seed.ts";
 
 // Wrangler embeds `*.txt` imports as strings; Vite does not, and the generated browser bundle
 // may not exist yet. This plugin serves it from a fresh in-memory build instead.
@@ -27,6 +28,9 @@ export default defineConfig({
   test: {
     // Which files: scripts/test-runners.mjs (also what `npm test -- <file>` routes by).
     include: includeOf("test:workers"),
+    // One seed for every fuzz of the run, chosen here: workerd cannot read the environment
+    // (test/support/seed.ts).
+    provide: { seed: chooseSeed(process.env) },
     // The loopback fault server for the conformance suite (test/workers/conformance.test.ts),
     // and a filter for workerd's log of the connections that suite cuts on purpose.
     globalSetup: [

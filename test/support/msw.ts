@@ -10,8 +10,9 @@
 import { http, type RequestHandler } from "msw";
 import { setupServer, type SetupServerApi } from "msw/node";
 import { afterAll, afterEach, beforeAll } from "vitest";
+import { jumpPastEveryWait } from "./clock.ts";
 import { type NodeServer, type ServedRequest, startNodeServer } from "./node_server.ts";
-import { delay, type ScriptedBody, scriptedBody, type Step } from "./sse.ts";
+import { type ScriptedBody, scriptedBody, type Step } from "./sse.ts";
 
 /** Base URL of the MSW upstream. */
 export const BASE_URL = "https://llm.test/v1";
@@ -160,8 +161,9 @@ export interface ScriptedUpstream {
   /** Resolves when the n-th request has entered the handler. */
   entered(n: number): Promise<Seen>;
   /**
-   * Proves the absence of a further request: waits `ms` (longer than any backoff the test
-   * configured) and checks the count did not move. Only for absence; never to synchronise.
+   * Proves the absence of a further request, on the fake clock (`useFakeClock()`): jumps it
+   * `ms` ahead (default: past every wait of the library), firing every backoff and timer due,
+   * then checks the count did not move. Only for absence; never to synchronise.
    */
   expectNoMoreRequests(ms?: number): Promise<void>;
   /** The fetch-style handler (for servers). */
@@ -195,9 +197,9 @@ export function scriptedUpstream(): ScriptedUpstream {
       while (requests.length < n) await new Promise<void>((resolve) => waiters.push(resolve));
       return requests[n - 1]!;
     },
-    async expectNoMoreRequests(ms = 40) {
+    async expectNoMoreRequests(ms) {
       const before = requests.length;
-      await delay(ms);
+      await jumpPastEveryWait(ms);
       if (requests.length !== before) {
         throw new Error(`expected no further request, got ${requests.length - before} more`);
       }
@@ -268,6 +270,13 @@ export function useMswServer(...handlers: RequestHandler[]): SetupServerApi {
 export interface LoopbackUpstream extends ScriptedUpstream {
   /** `http://127.0.0.1:<port>/v1`. */
   baseURL: string;
+  /**
+   * The global `fetch`, counted: give it to the client, and `expectNoMoreRequests` also sees a
+   * request the moment it starts, before the socket carries it to the server.
+   */
+  fetch: typeof fetch;
+  /** Requests started through {@link LoopbackUpstream.fetch} so far. */
+  readonly fetches: number;
   /** The server's view of the n-th request, including how its response ended. */
   served(n: number): Promise<ServedRequest>;
   close(): Promise<void>;
@@ -288,8 +297,28 @@ export interface LoopbackUpstream extends ScriptedUpstream {
 export async function startLoopbackUpstream(): Promise<LoopbackUpstream> {
   const upstream = scriptedUpstream();
   const server = await startNodeServer((request) => upstream.handle(request));
-  return Object.assign(upstream, {
+  let fetches = 0;
+  const onServer = upstream.expectNoMoreRequests;
+  // (Object.assign would copy a getter's value, not the getter.)
+  Object.defineProperty(upstream, "fetches", { get: () => fetches });
+  return Object.assign(upstream as ScriptedUpstream & { readonly fetches: number }, {
     baseURL: `${server.url}/v1`,
+    fetch: ((input, init) => {
+      fetches++;
+      return fetch(input, init);
+    }) as typeof fetch,
+    // A request a timer started is still on its way over the socket when the clock has jumped:
+    // the client's count is what proves there was none.
+    async expectNoMoreRequests(ms?: number) {
+      if (fetches === 0 && upstream.count > 0) {
+        throw new Error("expectNoMoreRequests on a loopback upstream: give the client its fetch");
+      }
+      const before = fetches;
+      await onServer(ms);
+      if (fetches !== before) {
+        throw new Error(`expected no further request, ${fetches - before} more started`);
+      }
+    },
     served: (n: number) => server.request(n),
     close: () => server.close(),
     server,

@@ -2,7 +2,7 @@
  * Bad input for the relay, shared by the Node and workerd tests (the same body must get the
  * same answer on every runtime): named cases with the answer each must get, and a seeded fuzz
  * of request bodies, encodings and header sets whose every answer must be a 2xx or an
- * OpenAI-shaped 4xx — never a 5xx, never a hang.
+ * OpenAI-shaped 4xx — never a 5xx, never a hang. {@link describeValidation} runs them all.
  *
  * Runtime-neutral: Web APIs only, so workerd can import it.
  *
@@ -10,7 +10,7 @@
  */
 
 import fc from "fast-check";
-import { expect } from "vitest";
+import { describe, expect, test } from "vitest";
 
 /** One request to `POST /v1/chat/completions`. */
 export interface RelayInput {
@@ -287,4 +287,53 @@ export async function expectRefusal(response: Response, expected: ValidationCase
   const { error } = (await response.json()) as { error: { message: string; type: string } };
   expect(error.type).toBe("invalid_request_error");
   expect(error.message).toContain(expected.says);
+}
+
+/** Where {@link describeValidation} sends its requests. */
+export interface ValidationTargets {
+  /** For the named cases: the relay as deployed on the runtime (the Worker, in workerd). */
+  named: (request: Request) => Response | Promise<Response>;
+  /** For the inputs at the limits and the fuzz: a relay whose demo does not pace its words. */
+  fast: (request: Request) => Response | Promise<Response>;
+  /** The fuzz's seed (test/support/seed.ts). */
+  seed: number;
+}
+
+/**
+ * Every validation case, as one test each on the runtime that calls it: each named bad input
+ * gets its 400, the inputs at the limits pass, and 300 fuzzed inputs get a 2xx or an
+ * OpenAI-shaped 4xx.
+ *
+ * @example
+ * ```ts
+ * describeValidation({ named: send, fast: send, seed: seedFor("relay_validation") });
+ * ```
+ */
+export function describeValidation({ named, fast, seed }: ValidationTargets): void {
+  describe("bad input is a 400", () => {
+    test.each(VALIDATION_CASES)("$name", async (expected) => {
+      await expectRefusal((await answerTo(named, expected.input)).response, expected);
+    });
+
+    test("inputs at the limits pass", async () => {
+      for (const input of ACCEPTED_INPUTS) {
+        const { response } = await answerTo(fast, input);
+        expect(
+          response.status,
+          `${String(input.body).slice(0, 80)}: ${await response.clone().text()}`,
+        ).toBe(200);
+      }
+    });
+
+    test(`seeded fuzz (seed ${seed}): every answer is a 2xx or an OpenAI-shaped 4xx`, async () => {
+      const statuses: Record<number, number> = {};
+      for (const input of fuzzInputs(seed, 300)) {
+        const { problem, response } = await answerTo(fast, input);
+        statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+        expect(problem, `input ${JSON.stringify({ ...input, body: String(input.body) })}`)
+          .toBeUndefined();
+      }
+      console.log("statuses", statuses);
+    }, 60_000);
+  });
 }

@@ -19,8 +19,10 @@
  * @module
  */
 
+import { expect } from "vitest";
 import type { StreamChatOptions } from "../../src/core/chat_options.ts";
 import type { ChatResult, StreamEvent } from "../../src/core/chat_result.ts";
+import { jumpPastEveryWait } from "./clock.ts";
 import { type NodeServer, type ServedRequest, startNodeServer } from "./node_server.ts";
 
 const encoder = new TextEncoder();
@@ -80,6 +82,17 @@ export interface ResumableServer {
   connection(n: number): Promise<Seen>;
   /** Resolves with the first cancel request. */
   cancelled: Promise<Seen>;
+  /**
+   * The global `fetch`, counted: a client given it is seen starting a request at once, before
+   * the socket carries it here ({@link relayOptions} gives it).
+   */
+  fetch: typeof fetch;
+  /**
+   * Proves that no further connection or cancel comes, on the fake clock (`useFakeClock()`):
+   * jumps it past every wait of the client, then checks that the client started no request
+   * through {@link ResumableServer.fetch} and that this server saw none.
+   */
+  expectNoMoreRequests(): Promise<void>;
   /** `Date.now()` when the n-th connection (0-based) was cut or began to stall. */
   readonly cutTimes: number[];
   close(): Promise<void>;
@@ -173,6 +186,7 @@ export async function startResumableServer(
   };
 
   const served: NodeServer = await startNodeServer(handler);
+  let fetches = 0;
   return {
     baseURL: `${served.url}/v1`,
     server: served,
@@ -180,6 +194,17 @@ export async function startResumableServer(
     cancels,
     cutTimes,
     cancelled,
+    fetch: (input, init) => {
+      fetches++;
+      return fetch(input, init);
+    },
+    async expectNoMoreRequests() {
+      if (fetches === 0) throw new Error("expectNoMoreRequests: give the client server.fetch");
+      const before = { fetches, connections: connections.length, cancels: cancels.length };
+      await jumpPastEveryWait();
+      expect({ fetches, connections: connections.length, cancels: cancels.length }, "no more")
+        .toEqual(before);
+    },
     async connection(count) {
       while (connections.length < count) {
         await new Promise<void>((resolve) => arrivals.push(resolve));
@@ -335,6 +360,7 @@ export function relayOptions(
     headers: { "x-stopstream-resumable": "true" },
     body,
     retry: { initialDelayMs: 1, maxDelayMs: 2 },
+    fetch: server.fetch,
     ...extra,
   };
 }

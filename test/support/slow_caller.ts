@@ -1,12 +1,13 @@
 /**
- * A relay in front of an upstream that makes its body only as fast as the relay pulls it, and
- * the reads of a caller of that relay: what the slow-caller tests share
- * (test/unit/relay_slow_caller.test.ts on Node, test/workers/slow_caller.test.ts in workerd).
+ * The relay's streaming answer to a caller who reads slowly or not at all, as one table of
+ * cases ({@link SLOW_CALLER_CASES}) that both runtimes run (test/unit/relay_slow_caller.test.ts
+ * on Node, test/workers/slow_caller.test.ts in workerd): a relay in front of an upstream that
+ * makes its body only as fast as the relay pulls it, and the reads of a caller of that relay.
  *
  * @module
  */
 
-import { expect } from "vitest";
+import { describe, expect, test } from "vitest";
 import { createRelay } from "../../src/relay/app.ts";
 import type { RelayOptions } from "../../src/relay/options.ts";
 import { chunk, delay, DONE, sse } from "./sse.ts";
@@ -132,4 +133,120 @@ export async function expectStalledCallerStopped(): Promise<void> {
   expect(rest.split(": keep-alive").length - 1).toBeLessThanOrEqual(1);
   expect(rest).toContain('"code":"caller_stalled"');
   expect(rest).not.toContain(DONE);
+}
+
+/** One slow-caller case: its name, and the check. */
+export interface SlowCallerCase {
+  name: string;
+  check(): Promise<void>;
+  /** Why the case does not run in workerd, if it does not. */
+  notInWorkerd?: string;
+}
+
+// In workerd, with this upstream and the caller in the same isolate, the relay stops pulling the
+// upstream after about 96 KiB however fast the caller reads (on Node it reads on to the end), for
+// no reason known yet: the three cases that read a whole answer would hang there.
+const WORKERD_STOPS_PULLING = "the relay stops pulling an in-isolate upstream after about 96 KiB";
+
+/** A steady reader of the whole answer: after every read, `pause` (the slow reader under test). */
+async function readSteadily(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  pause: () => Promise<void>,
+  pauseFirst = false,
+): Promise<string> {
+  let text = "";
+  for (;;) {
+    if (pauseFirst) await pause();
+    const { done, value } = await reader.read();
+    if (done) return text;
+    text += decoder.decode(value, { stream: true });
+    if (!pauseFirst) await pause();
+  }
+}
+
+/**
+ * Every slow-caller case: the upstream held back, not buffered; keep-alives not queued behind
+ * what the caller has not read; a caller who takes nothing for four keep-alive intervals
+ * stopped and the upstream cancelled, while one that reads slowly but steadily gets all of it;
+ * and the client's idle timer never blames the upstream for a slow caller.
+ *
+ * @example
+ * ```ts
+ * describe("a caller who stops reading", () => {
+ *   test.each(SLOW_CALLER_CASES)("$name", ({ check }) => check());
+ * });
+ * ```
+ */
+export const SLOW_CALLER_CASES: readonly SlowCallerCase[] = [
+  {
+    name: "holds the upstream back, then stops the answer after four keep-alive intervals",
+    check: expectStalledCallerStopped,
+  },
+  {
+    name: "gives a slow but steady reader the whole answer",
+    async check() {
+      const up = upstream(64); // 1 MiB, read one write per keep-alive interval: 1 s or more
+      const app = relay(up, { keepAliveMs: 20 });
+      const { reader } = await untilContent(await app.fetch(request()));
+      const text = await readSteadily(reader, () => delay(20));
+      expect(text).not.toContain('"error"');
+      expect(text.endsWith(DONE)).toBe(true);
+      expect(up.pulled()).toBe(64 * PIECE.length);
+    },
+    notInWorkerd: WORKERD_STOPS_PULLING,
+  },
+  {
+    name:
+      "gives a steady reader of small writes the whole answer, though a big piece keeps the queue full",
+    async check() {
+      // Single events, with a 64 KiB piece every 100: after one, the queue stays above the mark
+      // for the many small reads it takes to get below it, with no pull. Those reads count (they
+      // did not: `caller_stalled` after 199 reads, review).
+      const one = encoder.encode(EVENT);
+      const big = new Uint8Array(PIECE.length * 4);
+      for (let i = 0; i < 4; i++) big.set(PIECE, i * PIECE.length);
+      const up = upstream(298, (n) => (n % 100 === 0 ? big : one));
+      const app = relay(up, { keepAliveMs: 20 });
+      const { reader } = await untilContent(await app.fetch(request()));
+      // Four writes per keep-alive interval.
+      const text = await readSteadily(reader, () => delay(5), true);
+      expect(text).not.toContain("caller_stalled");
+      expect(text.endsWith(DONE)).toBe(true);
+    },
+    notInWorkerd: WORKERD_STOPS_PULLING,
+  },
+  {
+    name: "a caller busy for longer than idleMs is no stall of the upstream's",
+    async check() {
+      const up = upstream(200);
+      const app = relay(up, { timeouts: { idleMs: 50 }, keepAliveMs: 10_000 });
+      const { reader } = await untilContent(await app.fetch(request()));
+      await delay(300); // the caller is busy elsewhere for 6 × idleMs
+      const rest = await readAll(reader);
+      expect(rest).not.toContain('"error"');
+      expect(rest.endsWith(DONE)).toBe(true);
+    },
+    notInWorkerd: WORKERD_STOPS_PULLING,
+  },
+];
+
+/**
+ * The slow-caller cases, one test each; in workerd a case that cannot run there is listed as
+ * skipped, with the reason.
+ *
+ * @example
+ * ```ts
+ * describeSlowCaller("relay: a caller who stops reading", "node");
+ * ```
+ */
+export function describeSlowCaller(title: string, runtime: "node" | "workerd"): void {
+  describe(title, () => {
+    for (const { name, check, notInWorkerd } of SLOW_CALLER_CASES) {
+      if (runtime === "workerd" && notInWorkerd !== undefined) {
+        test.skip(`${name} (not in workerd: ${notInWorkerd})`, check);
+      } else {
+        test(name, check);
+      }
+    }
+  });
 }

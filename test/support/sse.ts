@@ -292,6 +292,10 @@ export function ofType<T extends StreamEvent["type"]>(
   return events.filter((event): event is Extract<StreamEvent, { type: T }> => event.type === type);
 }
 
+// Taken before a test can install a fake clock (test/support/clock.ts): "the next macrotask"
+// stays a real one.
+const realSetTimeout = globalThis.setTimeout;
+
 /**
  * Settles with the outcome of `promise` if it settles before the next macrotask, else with
  * `"pending"`. Proves that something happened in the same turn, without a timer to wait out.
@@ -307,7 +311,7 @@ export function settlesNow(
 ): Promise<{ resolved: unknown } | { rejected: unknown } | "pending"> {
   return Promise.race([
     promise.then((resolved) => ({ resolved }), (rejected) => ({ rejected })),
-    new Promise<"pending">((resolve) => setTimeout(() => resolve("pending"), 0)),
+    new Promise<"pending">((resolve) => realSetTimeout(() => resolve("pending"), 0)),
   ]);
 }
 

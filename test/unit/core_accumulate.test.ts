@@ -3,6 +3,7 @@ import { streamChat } from "../../src/client/stream_chat.ts";
 import { BASE_URL, sseReply, useMockUpstream } from "../support/msw.ts";
 import { chunk, collect, DONE, ofType, sse, usageChunk } from "../support/sse.ts";
 import { BODY, options } from "../support/chat.ts";
+import { useFakeClock } from "../support/clock.ts";
 import { fixture } from "./protocol_replay.ts";
 
 const upstream = useMockUpstream();
@@ -294,6 +295,8 @@ describe("accumulation (recorded streams)", () => {
 });
 
 describe("the request", () => {
+  useFakeClock();
+
   test("posts the body unchanged plus the streaming flags, with the key and headers", async () => {
     upstream.reply(sseReply(sse(chunk({ content: "ok" }, "stop")) + DONE));
     const body = { model: "m", messages: [{ role: "user", content: "Hi" }], temperature: 0 };
@@ -330,7 +333,7 @@ describe("the request", () => {
   test("nothing is sent until the stream is iterated or its result awaited", async () => {
     upstream.reply(sseReply(sse(chunk({ content: "ok" }, "stop")) + DONE));
     const stream = streamChat(options());
-    await upstream.expectNoMoreRequests(10);
+    await upstream.expectNoMoreRequests();
     expect(upstream.count).toBe(0);
     await stream.result;
     expect(upstream.count).toBe(1);

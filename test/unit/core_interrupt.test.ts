@@ -13,8 +13,11 @@ import {
 } from "../support/msw.ts";
 import { chunk, collect, openAIText, settlesNow, sse, trackListeners } from "../support/sse.ts";
 import { BODY, options, rejection } from "../support/chat.ts";
+import { useFakeClock } from "../support/clock.ts";
 
 const upstream = useMockUpstream();
+// No further request is proved by jumping the clock past every backoff, not by sleeping.
+useFakeClock();
 
 describe("the three motivating scenarios", () => {
   test("(a) an interrupt while the first attempt fails with a connection error: one request, InterruptedError", async () => {
@@ -184,6 +187,7 @@ describe("an abort in each phase rejects at once and makes no further request", 
     expect(error).toBeInstanceOf(InterruptedError);
     expect((error as InterruptedError).attempts).toBe(1);
     expect(await outcome).toEqual({ rejected: error });
+    await upstream.expectNoMoreRequests(); // not even once the 30 s are over
     expect(upstream.count).toBe(1);
   });
 
@@ -199,7 +203,7 @@ describe("an abort in each phase rejects at once and makes no further request", 
     });
     expect(error).toBeInstanceOf(InterruptedError);
     expect((error as InterruptedError).attempts).toBe(1);
-    await upstream.expectNoMoreRequests(50);
+    await upstream.expectNoMoreRequests();
     expect(upstream.count).toBe(1);
   });
 
@@ -248,7 +252,7 @@ describe("after completion", () => {
     controller.abort();
     expect(await stream.result).toBe(result);
     expect(result.content).toBe("ok");
-    await upstream.expectNoMoreRequests(5);
+    await upstream.expectNoMoreRequests();
     expect(upstream.count).toBe(1);
   });
 

@@ -2,6 +2,7 @@ import { describe, expect, test } from "vitest";
 import { InterruptedError } from "../../src/core/error_classes.ts";
 import { streamChat } from "../../src/client/stream_chat.ts";
 import type { StreamChatOptions } from "../../src/core/chat_options.ts";
+import { useFakeClock } from "../support/clock.ts";
 import { startFirehose } from "../support/firehose.ts";
 import { noAnswer, type Reply, sseReply, withLoopbackUpstream } from "../support/msw.ts";
 import { isAPIStatusError } from "../../src/core/error_guards.ts";
@@ -27,11 +28,15 @@ function options(baseURL: string, extra: Partial<StreamChatOptions> = {}): Strea
 }
 
 describe("against a real loopback server", () => {
+  useFakeClock();
+
   test("an abort while waiting for headers closes the connection the server holds", async () => {
     await withLoopbackUpstream(async (server) => {
       server.reply(noAnswer);
       const controller = new AbortController();
-      const stream = streamChat(options(server.baseURL, { signal: controller.signal }));
+      const stream = streamChat(
+        options(server.baseURL, { signal: controller.signal, fetch: server.fetch }),
+      );
       const result = stream.result;
       const served = await server.served(1);
       controller.abort();
@@ -46,7 +51,9 @@ describe("against a real loopback server", () => {
     await withLoopbackUpstream(async (server) => {
       server.reply(sseReply([sse(chunk({ content: "Hel" })), { hold: true }]));
       const controller = new AbortController();
-      const stream = streamChat(options(server.baseURL, { signal: controller.signal }));
+      const stream = streamChat(
+        options(server.baseURL, { signal: controller.signal, fetch: server.fetch }),
+      );
       const { events, error } = await collect(stream, (event) => {
         if (event.type === "text") controller.abort();
       });
@@ -87,10 +94,12 @@ describe("against a real loopback server", () => {
 });
 
 describe("stopping the iteration against a real loopback server", () => {
+  useFakeClock();
+
   test("break cancels the upstream: the server sees its connection close", async () => {
     await withLoopbackUpstream(async (server) => {
       server.reply(sseReply([sse(chunk({ content: "Hel" })), { hold: true }]));
-      const stream = streamChat(options(server.baseURL));
+      const stream = streamChat(options(server.baseURL, { fetch: server.fetch }));
       for await (const event of stream) if (event.type === "text") break;
       await expect(stream.result).rejects.toBeInstanceOf(InterruptedError);
       expect(await (await server.served(1)).closed).toBe("aborted");

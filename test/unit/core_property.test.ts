@@ -3,13 +3,13 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { streamChat } from "../../src/client/stream_chat.ts";
 import { collect, type Collected, scriptedBody, splitBytes } from "../support/sse.ts";
+import { seedFor } from "../support/seed.ts";
 
 // Chunk-boundary invariance: however the network splits a recorded stream — down to single
 // bytes, inside multi-byte UTF-8 characters, between the CR and LF of a line end — the events
 // and the result are the same. An injected fetch serves the chunks (MSW adds nothing here).
 
-const SEED = Number(process.env.FC_SEED ?? Math.floor(Math.random() * 2 ** 31));
-console.log(`core_property: fast-check seed ${SEED} (rerun with FC_SEED=${SEED})`);
+const SEED = seedFor("core_property");
 
 const FIXTURES = [
   "openai_text.sse",

@@ -17,6 +17,7 @@ import {
   usageChunk,
 } from "../support/sse.ts";
 import { options } from "../support/chat.ts";
+import { useFakeClock } from "../support/clock.ts";
 
 const upstream = useMockUpstream();
 
@@ -119,6 +120,8 @@ describe("result and iteration", () => {
 });
 
 describe("stopping the iteration", () => {
+  useFakeClock();
+
   test("break cancels the upstream request and rejects result with InterruptedError", async () => {
     upstream.reply(sseReply([sse(chunk({ content: "Hel" })), { hold: true }]));
     const stream = streamChat(options());
@@ -231,6 +234,8 @@ describe("backpressure", () => {
 });
 
 describe("an iterator closed before its first next()", () => {
+  useFakeClock();
+
   test("sends nothing, rejects result, and leaves no listener on the signal", async () => {
     upstream.reply(sseReply(paced(PARTS)));
     const controller = new AbortController();
@@ -242,7 +247,7 @@ describe("an iterator closed before its first next()", () => {
     await expect(stream.result).rejects.toBeInstanceOf(InterruptedError);
     expect(await iterator.next()).toEqual({ done: true, value: undefined });
     expect(live()).toBe(0);
-    await upstream.expectNoMoreRequests(10);
+    await upstream.expectNoMoreRequests();
     expect(upstream.count).toBe(0);
   });
 });

@@ -4,6 +4,7 @@ import { streamChat } from "../../src/client/stream_chat.ts";
 import { networkError, noAnswer, sseReply, useMockUpstream } from "../support/msw.ts";
 import { chunk, collect, DONE, ofType, PING, sse, type Step } from "../support/sse.ts";
 import { OK, options } from "../support/chat.ts";
+import { useFakeClock } from "../support/clock.ts";
 
 const upstream = useMockUpstream();
 const ROLE = sse(chunk({ role: "assistant", content: "" }));
@@ -16,6 +17,8 @@ function pings(count: number, everyMs: number, text = PING): Step[] {
 }
 
 describe("timeouts", () => {
+  useFakeClock();
+
   test("headers: a server that never answers times out, is retried, then succeeds", async () => {
     upstream.reply(noAnswer, OK);
     const { events, result } = await collect(

@@ -9,32 +9,18 @@ import {
   ConnectionError,
   InterruptedError,
   PartialStreamError,
-  RedirectError,
-  type RedirectReason,
   streamChat,
   StreamProtocolError,
   TimeoutError,
   UpstreamStreamError,
 } from "../../src/index.ts";
 import { CONNECTION_LOST } from "../../src/core/error_messages.ts";
-import { describeFailure } from "../../src/relay/describe_failure.ts";
-import { createRelay } from "../../src/relay/app.ts";
-import type { ChatResult } from "../../src/core/chat_result.ts";
 import { jsonReply, networkError, sseReply, textReply, useMockUpstream } from "../support/msw.ts";
 import { chunk, sse } from "../support/sse.ts";
 import { options, rejection } from "../support/chat.ts";
+import { describeRelayFailures, PARTIAL } from "../support/relay_failures.ts";
 
 const upstream = useMockUpstream();
-
-const PARTIAL: ChatResult = {
-  id: "c",
-  model: "m",
-  content: "Hel",
-  reasoning: "",
-  toolCalls: [],
-  finishReason: "error",
-  attempts: 1,
-};
 
 /** One sentence: one prefix, no sentence break outside the quoted provider text. */
 function expectOneSentence(message: string): void {
@@ -183,139 +169,5 @@ describe("the client's errors", () => {
   });
 });
 
-describe("the relay's errors: its own sentence, never the client's chain", () => {
-  test("an upstream silent past the timeout before it answered: HTTP 504, the relay's sentence", async () => {
-    let requests = 0;
-    const app = createRelay({
-      upstreams: [{ baseURL: "https://silent.test/v1" }],
-      maxRetries: 0,
-      timeouts: { headersMs: 50 },
-      // Headers never come; the call's own timeout aborts the request.
-      fetch: (_input, init) => {
-        requests++;
-        return new Promise((_, reject) =>
-          init?.signal?.addEventListener("abort", () => reject(init.signal!.reason))
-        );
-      },
-    });
-    const response = await app.request("/v1/chat/completions", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ stream: true, messages: [{ role: "user", content: "hi" }] }),
-    });
-    expect(response.status).toBe(504);
-    expect(requests).toBe(1);
-    const { error } = await response.json();
-    expect(error).toMatchObject({
-      message: "The upstream sent no response within 50 ms; try again later.",
-      code: "upstream_timeout",
-    });
-  });
-
-  test.each<[string, unknown, string, string | null]>([
-    [
-      "a connection failure",
-      new ConnectionError("stopstream: the request could not be sent (…)"),
-      "The connection to the upstream failed; try again later.",
-      "upstream_connection",
-    ],
-    [
-      "an idle timeout",
-      new TimeoutError("idle", 30_000),
-      "The upstream went silent for 30000 ms; try again later.",
-      "upstream_timeout",
-    ],
-    [
-      "a 503 that outlasted the retries",
-      new APIStatusError(503, {}, { error: { message: "Overloaded." } }),
-      'The upstream answered HTTP 503 ("Overloaded"); try again later.',
-      "upstream_status",
-    ],
-    [
-      "a malformed stream (whose snippet stays private)",
-      new StreamProtocolError("stopstream: the server answered HTTP 200 with text/html (…)"),
-      "The upstream's answer was not a valid event stream; check the relay's upstream " +
-      "configuration (base URL and protocol).",
-      "upstream_protocol",
-    ],
-    [
-      "a provider's error",
-      new UpstreamStreamError("Overloaded", {}, "overloaded_error", true),
-      'The upstream reported an error ("Overloaded"); try again later.',
-      "overloaded_error",
-    ],
-    [
-      "a drop after content",
-      new PartialStreamError(PARTIAL, new ConnectionError("stopstream: lost mid-stream")),
-      "The connection to the upstream was lost after part of the answer was sent; send the " +
-      "request again.",
-      "incomplete_stream",
-    ],
-    [
-      "a provider's error after content",
-      new PartialStreamError(PARTIAL, new UpstreamStreamError("Overloaded", {}, undefined, true)),
-      'The upstream reported an error ("Overloaded") after part of the answer was sent; send ' +
-      "the request again.",
-      "incomplete_stream",
-    ],
-  ])("%s", (_, error, message, code) => {
-    const failure = describeFailure(error, []);
-    expect(failure.message).toBe(message);
-    expect(failure.code).toBe(code);
-    expect(failure.message).not.toMatch(/stopstream/);
-  });
-
-  test.each<[RedirectReason, string]>([
-    [
-      "cross-origin",
-      "The upstream redirected the request to another origin, which the relay does not follow " +
-      "(the key must not go there); check the relay's upstream base URL (the relay log has " +
-      "where it pointed).",
-    ],
-    [
-      "loop",
-      "The upstream redirected the request in a loop; check the relay's upstream base URL (the " +
-      "relay log has where it pointed).",
-    ],
-    [
-      "too-many",
-      "The upstream redirected the request more than 5 times, more than the relay follows; " +
-      "check the relay's upstream base URL (the relay log has where it pointed).",
-    ],
-    [
-      "credentials",
-      "The upstream redirected the request to a URL with credentials in it, which the relay " +
-      "does not follow; check the relay's upstream base URL (the relay log has where it pointed).",
-    ],
-    [
-      "see-other",
-      "The upstream answered 303 See Other, which asks for a GET instead of the POST, so the " +
-      "relay did not follow it; check the relay's upstream base URL (the relay log has where it " +
-      "pointed).",
-    ],
-    [
-      "opaque",
-      "The upstream redirected the request, and the runtime hid where to, so the relay could " +
-      "not follow it; check the relay's upstream base URL.",
-    ],
-  ])("a redirect the relay does not follow (%s) says what it was", (reason, message) => {
-    // An opaque redirect has no target to log (a browser's fetch hides it).
-    const target = reason === "opaque" ? undefined : "https://internal.example";
-    const failure = describeFailure(
-      new RedirectError(reason, reason === "opaque" ? 0 : 307, target),
-      [],
-    );
-    expect(failure).toMatchObject({ status: 502, code: "upstream_redirect", message });
-    expect(failure.message).not.toContain("internal.example");
-  });
-
-  test("4xx answers keep the upstream's own message; keys in it are redacted", () => {
-    // (A 401/403 is the relay's own key refused: a 502 of its own, in test/workers/secrets.)
-    const error = new APIStatusError(400, {}, {
-      error: { message: "The key sk-live-0123456789 may not use this model." },
-    });
-    expect(describeFailure(error, ["sk-live-0123456789"]).message).toBe(
-      "The key [redacted] may not use this model.",
-    );
-  });
-});
+// The relay's sentences: one set of cases for Node and workerd (test/support/relay_failures.ts).
+describeRelayFailures();

@@ -14,6 +14,7 @@ import { SseFeed } from "../../src/client/sse_feed.ts";
 import { streamChat } from "../../src/client/stream_chat.ts";
 import { options } from "../support/chat.ts";
 import { chunk, DONE, sse } from "../support/sse.ts";
+import { seedFor } from "../support/seed.ts";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
@@ -114,8 +115,7 @@ describe("maxEventBytes bounds the memory a single event can take", () => {
   });
 });
 
-const SEED = Number(process.env.FC_SEED ?? Math.floor(Math.random() * 2 ** 31));
-console.log(`event_budget: fast-check seed ${SEED} (rerun with FC_SEED=${SEED})`);
+const SEED = seedFor("event_budget");
 
 /** The reference: the heaviest event of a whole stream, by the documented rule. */
 function heaviestEvent(text: string): number {

@@ -11,7 +11,7 @@ import {
   streamChat,
 } from "../../src/index.ts";
 import { useMswServer } from "../support/msw.ts";
-import { delay } from "../support/sse.ts";
+import { jumpPastEveryWait, useFakeClock } from "../support/clock.ts";
 import { ANTHROPIC, chain, PRIMARY } from "./fallback_chain.ts";
 import { anthropicWire } from "./fixtures/anthropic_wire.ts";
 import { responsesWire } from "./fixtures/responses_wire.ts";
@@ -25,6 +25,8 @@ import {
 } from "./protocol_wire.ts";
 
 const server = useMswServer();
+// No request that should not come is proved by jumping the clock past every wait.
+useFakeClock();
 
 describe("fallback chains", () => {
   test("first target 503 ×3 → the second answers, with a fallback event and result.target", async () => {
@@ -124,6 +126,7 @@ describe("fallback chains", () => {
       },
     );
     expect(isInterruptedError(run.error)).toBe(true);
+    await jumpPastEveryWait(); // not even once the 10 s backoff is over
     expect(run.events.some((e) => e.type === "fallback")).toBe(false);
     expect(first.count).toBe(1);
     expect(second.count).toBe(0);
@@ -209,8 +212,8 @@ describe("fallback chains", () => {
     const run = await collect(streamChat(chain({ maxRetries: 0, timeouts: { totalMs: 150 } })));
     expect(run.error).toMatchObject({ name: "TimeoutError", phase: "total" });
     // The call rejects at once, whatever its loop does next; a request that should not come has
-    // no event to await, so the loop is given time to (wrongly) send it.
-    await delay(100);
+    // no event to await, so the clock jumps past every wait the loop could (wrongly) take.
+    await jumpPastEveryWait();
     expect(run.events.some((e) => e.type === "fallback")).toBe(false);
     expect(first.count).toBe(1);
     expect(second.count).toBe(0);

@@ -10,6 +10,7 @@ import { HttpResponse } from "msw";
 import type { SetupServerApi } from "msw/node";
 import { expect } from "vitest";
 import { streamChat, type StreamChatOptions } from "../../src/index.ts";
+import { seedFor } from "../support/seed.ts";
 import { type Upstream, upstream, type WireFixture } from "./protocol_wire.ts";
 
 const encoder = new TextEncoder();
@@ -81,7 +82,8 @@ export function replayer(
 
 /**
  * Property: any split of each recorded stream in `names` (up to 12 cuts below `maxCut`) gives
- * the result of the unsplit stream. 40 runs with a fixed seed; asserts one request per run.
+ * the result of the unsplit stream. 40 runs with the run's seed (logged; test/support/seed.ts);
+ * asserts one request per run.
  *
  * @example
  * ```ts
@@ -116,7 +118,7 @@ export async function expectSplitInvariant(
         expect(result).toEqual(expected.get(name));
       },
     ),
-    { numRuns: 40, seed: 20250101 },
+    { numRuns: 40, seed: seedFor(`split invariance of ${names.join(", ")}`) },
   );
   expect(requests).toBe(40);
 }

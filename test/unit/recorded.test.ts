@@ -3,7 +3,7 @@
 // twice cut at random byte boundaries — always including a cut inside a multi-byte UTF-8
 // character and one between CR and LF when the recording has them — and must give the result
 // written in test/recorded/expected*.ts by reading the recording. The cuts are seeded: the seed
-// is logged, and RECORDED_SEED=<seed> replays the same cuts.
+// is logged, and FC_SEED=<seed> replays the same cuts (test/support/seed.ts).
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { streamChat } from "../../src/index.ts";
@@ -11,9 +11,9 @@ import type { ProtocolName, StreamEvent } from "../../src/index.ts";
 import { EXPECTED, type Expected } from "../recorded/expected.ts";
 import { collect, type Collected, ofType } from "../support/sse.ts";
 import { type ReplayServer, startReplayServer } from "../support/replay_server.ts";
+import { seedFor } from "../support/seed.ts";
 
-const SEED = Number(process.env.RECORDED_SEED ?? Math.floor(Math.random() * 2 ** 31));
-console.log(`recorded: cut seed ${SEED} (rerun with RECORDED_SEED=${SEED})`);
+const SEED = seedFor("recorded");
 
 const ROOT = new URL("../recorded/", import.meta.url);
 const encoder = new TextEncoder();

@@ -25,9 +25,9 @@ import {
   type Step,
   usageChunk,
 } from "../support/sse.ts";
+import { seedFor } from "../support/seed.ts";
 
-const SEED = Number(process.env.FC_SEED ?? Math.floor(Math.random() * 2 ** 31));
-console.log(`relay_forward: property seed ${SEED} (rerun with FC_SEED=${SEED})`);
+const SEED = seedFor("relay_forward");
 
 /** One upstream request: its body, and the signal that aborts when the relay lets go of it. */
 interface UpstreamCall {

@@ -13,9 +13,9 @@ import { EXPECTED } from "../recorded/expected.ts";
 import { ChunkEncoder, type RelayEvent } from "../../src/relay/chunks.ts";
 import { relayChat } from "../../src/relay/forward.ts";
 import { createUpstreamFetch } from "../../src/relay/upstream_fetch.ts";
+import { seedFor } from "../support/seed.ts";
 
-const SEED = Number(process.env.FC_SEED ?? Math.floor(Math.random() * 2 ** 31));
-console.log(`relay_upstream_reads: property seed ${SEED} (rerun with FC_SEED=${SEED})`);
+const SEED = seedFor("relay_upstream_reads");
 
 const encoder = new TextEncoder();
 const SSE = { "content-type": "text/event-stream" };

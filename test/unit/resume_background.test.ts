@@ -15,7 +15,8 @@ import {
   sseBlocks,
   startResumableServer,
 } from "../support/resumable_server.ts";
-import { collect, delay, ofType } from "../support/sse.ts";
+import { useFakeClock } from "../support/clock.ts";
+import { collect, ofType } from "../support/sse.ts";
 import { fixture } from "./protocol_replay.ts";
 
 // OpenAI Responses background mode against a loopback imitation: a response created with
@@ -30,6 +31,9 @@ const TEXT_ID = "resp_67c9fdcecf488190bdd9a0409de3a1ec07b8b0ad4e5eb654";
 const TOOLS_ID = "resp_682d514e268c8191a89c38ea318446200f2610a7ec781a4f";
 const KEY = "sk-background-test";
 const BODY = { model: "gpt-4.1", input: "Weather in Oslo and Kyiv?", background: true };
+
+// No further connection is proved by jumping the clock past every wait, not by sleeping.
+useFakeClock();
 
 let servers: ResumableServer[] = [];
 afterEach(async () => {
@@ -50,6 +54,7 @@ function options(server: ResumableServer, extra: Partial<StreamChatOptions> = {}
     apiKey: KEY,
     body: BODY,
     retry: { initialDelayMs: 1, maxDelayMs: 2 },
+    fetch: server.fetch,
     ...extra,
   } satisfies StreamChatOptions;
 }
@@ -127,7 +132,7 @@ describe("resuming an OpenAI Responses background response", () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PartialStreamError);
     expect((error as PartialStreamError).cause).toBeInstanceOf(ConnectionError);
-    await delay(30);
+    await server.expectNoMoreRequests();
     expect(server.connections).toHaveLength(1);
   });
 

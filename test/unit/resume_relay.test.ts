@@ -19,7 +19,8 @@ import {
   ServerPool,
   sseBlocks,
 } from "../support/resumable_server.ts";
-import { chunk, collect, delay, ofType, sse } from "../support/sse.ts";
+import { chunk, collect, ofType, sse } from "../support/sse.ts";
+import { useFakeClock } from "../support/clock.ts";
 import { fixture } from "./protocol_replay.ts";
 
 // The client against a loopback imitation of the relay's resumable streams: the stream runs on
@@ -45,6 +46,8 @@ const BODY = { model: "gpt-test", messages: [{ role: "user", content: "Hi" }] };
 const KEY = "sk-relay-test";
 
 const pool = new ServerPool();
+// No further connection is proved by jumping the clock past every wait, not by sleeping.
+useFakeClock();
 afterEach(() => pool.closeAll());
 
 function serve(events: string[], script: Connection[] = []): Promise<ResumableServer> {
@@ -225,7 +228,7 @@ describe("resuming a relay stream after its connection drops", () => {
     expect(partial.resumes).toBe(2);
     expect((error as PartialStreamError).cause).toBeInstanceOf(ConnectionError);
     expect(ofType(events, "resume")).toHaveLength(2);
-    await delay(30);
+    await server.expectNoMoreRequests();
     expect(server.connections).toHaveLength(3);
   });
 
@@ -312,7 +315,7 @@ describe("what a resume cannot continue ends as a partial stream, never with a d
     const server = await serve(TEXT, [{ endAt: 4, headers: { "x-stopstream-stream-id": ".." } }]);
     const error = await streamChat(options(server)).result.catch((e: unknown) => e);
     expect((error as PartialStreamError).cause).toBeInstanceOf(ConnectionError);
-    await delay(30);
+    await server.expectNoMoreRequests();
     expect(server.connections).toHaveLength(1);
     expect(server.server.requests()).toHaveLength(1); // no GET {baseURL}/streams/.. (= {baseURL}/)
   });
@@ -369,7 +372,7 @@ describe("what a resume cannot continue ends as a partial stream, never with a d
     expect(cause).toBeInstanceOf(UpstreamStreamError);
     expect(cause.retryable).toBe(false);
     expect((error as PartialStreamError).partial.content).toBe(WORDS.slice(0, 5).join(""));
-    await delay(30);
+    await server.expectNoMoreRequests();
     expect(server.connections).toHaveLength(2);
   });
 
@@ -382,7 +385,7 @@ describe("what a resume cannot continue ends as a partial stream, never with a d
     expect(cause).toBeInstanceOf(UpstreamStreamError);
     expect(cause.retryable).toBe(true);
     expect((error as PartialStreamError).partial.content).toBe(WORDS.slice(0, 5).join(""));
-    await delay(30);
+    await server.expectNoMoreRequests();
     expect(server.connections).toHaveLength(1);
   });
 });
@@ -398,7 +401,8 @@ describe("what does not cancel a resumable stream (stops: resume_stop.test.ts)",
     const error = await streamChat(options(stalled, { timeouts: { totalMs: 80 } })).result
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
-    await delay(40);
+    await done.expectNoMoreRequests();
+    await stalled.expectNoMoreRequests();
     expect(done.cancels).toHaveLength(0);
     expect(stalled.cancels).toHaveLength(0);
   });

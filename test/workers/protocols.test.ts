@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createRelay } from "../../src/relay/app.ts";
-import { ANTHROPIC_STREAM, RESPONSES_STREAM } from "./protocol_streams.ts";
+import { ANTHROPIC_STREAM, RESPONSES_STREAM } from "../support/protocol_streams.ts";
 import {
   chatBody,
   contentOf,

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { sse } from "./helpers.ts";
+import { sse } from "./sse.ts";
 
 /** Anthropic Messages: thinking, text (with a ping between deltas), one tool_use block. */
 export const ANTHROPIC_STREAM: string[] = [
