@@ -242,11 +242,12 @@ describe("auth", () => {
     const stored = await runInDurableObject(streamStub(id), async (_, state) => {
       const decoder = new TextDecoder();
       const tables = state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table'")
-        .toArray().map((row) => String(row.name)).filter((name) => !name.startsWith("_cf"));
-      const rows = tables.flatMap((name) =>
-        state.storage.sql.exec(`SELECT * FROM "${name}"`).toArray().map((row) =>
-          Object.values(row).map((v) => v instanceof ArrayBuffer ? decoder.decode(v) : v)
-        )
+        .toArray().map((row: Record<string, unknown>) => String(row.name))
+        .filter((name: string) => !name.startsWith("_cf"));
+      const rows = tables.flatMap((name: string) =>
+        state.storage.sql.exec(`SELECT * FROM "${name}"`).toArray().map((
+          row: Record<string, unknown>,
+        ) => Object.values(row).map((v) => v instanceof ArrayBuffer ? decoder.decode(v) : v))
       );
       return JSON.stringify([tables, rows, [...(await state.storage.list())]]);
     });
