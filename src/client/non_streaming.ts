@@ -7,12 +7,12 @@ import type { ChatResult } from "../core/chat_result.ts";
 import { APIStatusError, StreamProtocolError } from "../core/error_classes.ts";
 import { isAPIStatusError } from "../core/error_guards.ts";
 import { malformedMessage } from "../core/error_messages.ts";
-import type { ProtocolRequest } from "../protocols/protocol.ts";
+import type { Protocol, ProtocolRequest } from "../protocols/protocol.ts";
 import type { CallControl } from "./call_control.ts";
 import { withAttempts } from "./partial_outcome.ts";
 import { errorInBody, headersToRecord, pickRateLimit } from "./response.ts";
 import type { CallTarget } from "./plan.ts";
-import { Attempt, type AttemptConsumer, type AttemptSetup } from "./transport.ts";
+import { Attempt, type AttemptConsumer } from "./transport.ts";
 import type { Watchdog } from "./watchdog.ts";
 import { readText } from "./whole_body.ts";
 
@@ -40,20 +40,11 @@ export async function requestWhole(
 ): Promise<ChatResult> {
   const protocol = target.protocol;
   // The same Attempt as a streaming request: stoppable the same way, no credential in errors.
-  const request = new Attempt(control);
-  const setup: AttemptSetup = {
-    fetch: target.fetch,
-    request: wholeRequest(target),
-    protocol,
-    timeouts: target.timeouts,
-    maxEventBytes: maxBytes,
-    attempt,
-  };
+  const request = new Attempt(control, target, wholeRequest(target));
   try {
     const { status, headers, body } = await request.guard(
-      setup,
       "first-event",
-      (watchdog) => readAnswer(request, setup, maxBytes, watchdog),
+      (watchdog) => readAnswer(request, protocol, maxBytes, watchdog),
     );
     if (consumer.listening) consumer.push({ type: "open", attempt, status, headers });
     const acc = new Accumulator(consumer.listening ? consumer : null);
@@ -72,11 +63,11 @@ export async function requestWhole(
 /** `firstEventMs` bounds the wait for headers (sent once the reply is ready), then `idleMs`. */
 async function readAnswer(
   request: Attempt,
-  setup: AttemptSetup,
+  protocol: Protocol,
   maxBytes: number,
   watchdog: Watchdog,
 ): Promise<{ status: number; headers: Record<string, string>; body: unknown }> {
-  const response = await request.send(setup);
+  const response = await request.send();
   watchdog.arm("idle");
   const text = await readText(request, response, maxBytes, watchdog);
   const { ok, status } = response;
@@ -93,7 +84,7 @@ async function readAnswer(
     }
   }
   if (!ok) throw new APIStatusError(status, headers, body);
-  const reported = errorInBody(body, status, headers, setup.protocol);
+  const reported = errorInBody(body, status, headers, protocol);
   if (reported !== undefined) throw reported;
   return { status, headers, body };
 }

@@ -19,7 +19,6 @@ import type { Accumulator } from "../core/accumulator.ts";
 import type { CallControl, Cancellable } from "./call_control.ts";
 import type { CallTarget } from "./plan.ts";
 import type { SseFeed } from "./sse_feed.ts";
-import type { AttemptStream, StreamRequest } from "./transport.ts";
 
 /** Bounds an unawaited cancel sent on the way out. */
 const CANCEL_TIMEOUT_MS = 5_000;
@@ -28,8 +27,15 @@ const EVENT_NUMBER = /^(?:0|[1-9]\d{0,14})$/;
 /** An id that goes into a URL path: a server's word is not trusted to stay one segment. */
 const STREAM_ID = /^[\w-]{1,200}$/;
 
+/** The `GET` that goes on with a stream the server keeps. */
+export interface StreamRequest {
+  method: "GET";
+  url: string;
+  headers: Headers;
+}
+
 /** One target's stream: resumable once a response says the server keeps it running. */
-export class ResumableStream implements AttemptStream, Cancellable {
+export class ResumableStream implements Cancellable {
   #target: CallTarget;
   #control: CallControl;
   /** OpenAI Responses background mode: resumable from the first response on. */
@@ -107,7 +113,7 @@ export class ResumableStream implements AttemptStream, Cancellable {
     return after;
   }
 
-  /** A resumed stream must have fed every event up to its last, once. */
+  /** Throws unless a resumed stream fed every event up to its last, once. */
   ended(feed: SseFeed): void {
     const refused = this.#outOfOrder(feed, this.#position(feed));
     if (refused !== undefined) throw refused;

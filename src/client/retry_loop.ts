@@ -36,21 +36,9 @@ export async function runCall(
       const attempts = ++control.attempts;
       if (attempts === 1) plan.budget?.deposit();
       const acc = stream.acc ?? new Accumulator(consumer.listening ? consumer : null, previous);
-      const attempt = new Attempt(control);
+      const attempt = new Attempt(control, target, stream.request() ?? request);
       try {
-        const headers = await attempt.run(
-          {
-            fetch: target.fetch,
-            request: stream.request() ?? request,
-            protocol: target.protocol,
-            timeouts: target.timeouts,
-            maxEventBytes: plan.maxEventBytes,
-            attempt: attempts,
-            stream,
-          },
-          acc,
-          consumer,
-        );
+        const headers = await attempt.run(attempts, acc, consumer, stream, plan.maxEventBytes);
         const result = acc.toResult(attempts);
         result.target = target.info;
         const rateLimit = pickRateLimit(headers);
