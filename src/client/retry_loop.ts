@@ -8,7 +8,6 @@ import { isAPIStatusError } from "../core/error_guards.ts";
 import { isStreamingRefused, requestWhole } from "./non_streaming.ts";
 import { partialOutcome, withAttempts } from "./partial_outcome.ts";
 import { backoffDelay, isRetryable } from "./retry_policy.ts";
-import { sleep } from "./sleep.ts";
 import { pickRateLimit } from "./response.ts";
 import { ResumableStream } from "./resume.ts";
 import { Attempt, type AttemptConsumer } from "./transport.ts";
@@ -107,6 +106,24 @@ export async function runCall(
     }
   }
   throw withAttempts(lastError, control.attempts);
+}
+
+/** A stop rejects it in the same turn and clears its timer: stop never waits out a backoff. */
+function sleep(ms: number, control: CallControl): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (control.stopError !== undefined) return reject(control.stopError);
+    const handle = {
+      cancel(reason: Error): void {
+        clearTimeout(timer);
+        reject(reason);
+      },
+    };
+    const timer = setTimeout(() => {
+      if (control.current === handle) control.current = undefined;
+      resolve();
+    }, ms);
+    control.current = handle;
+  });
 }
 
 function isModelNotFound(error: unknown): boolean {
