@@ -10,7 +10,7 @@ import { malformedMessage } from "../core/error_messages.ts";
 import type { Protocol, ProtocolRequest } from "../protocols/protocol.ts";
 import type { CallControl } from "./call_control.ts";
 import { withAttempts } from "./partial_outcome.ts";
-import { errorInBody, headersToRecord, pickRateLimit } from "./response.ts";
+import { errorInBody, headersToRecord, resultOf } from "./response.ts";
 import type { CallTarget } from "./plan.ts";
 import { Attempt, type AttemptConsumer } from "./transport.ts";
 import type { Watchdog } from "./watchdog.ts";
@@ -49,11 +49,8 @@ export async function requestWhole(
     if (consumer.listening) consumer.push({ type: "open", attempt, status, headers });
     const acc = new Accumulator(consumer.listening ? consumer : null);
     protocol.decodeMessage!(body, acc);
-    const result = acc.toResult(attempt);
-    result.target = target.info;
+    const result = resultOf(acc, attempt, target, headers);
     result.streamed = false;
-    const rateLimit = pickRateLimit(headers);
-    if (rateLimit !== undefined) result.rateLimit = rateLimit;
     return result;
   } catch (error) {
     throw withAttempts(control.stopError ?? request.failure ?? error, attempt);

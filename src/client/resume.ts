@@ -186,8 +186,8 @@ export class ResumableStream implements Cancellable {
       return (message) => {
         // An `event: error` with plain text is the server's report, not a repeat.
         if (message.event === "error") return;
-        const got = sequenceNumber(message.data);
-        if (got !== next) throw notNext(after, got, true);
+        const event = parseOr(message.data, null) as { sequence_number?: unknown } | null;
+        if (event?.sequence_number !== next) throw notNext(after, event?.sequence_number, true);
       };
     }
     const expected = String(next);
@@ -209,10 +209,6 @@ export class ResumableStream implements Cancellable {
       `/${collection}/${encodeURIComponent(id)}${rest}`,
     );
   }
-}
-
-function sequenceNumber(data: string): unknown {
-  return (parseOr(data, undefined) as { sequence_number?: unknown } | null)?.sequence_number;
 }
 
 function notNext(after: string, got: unknown, background: boolean): StreamProtocolError {

@@ -8,7 +8,7 @@ import { isAPIStatusError } from "../core/error_guards.ts";
 import { isStreamingRefused, requestWhole } from "./non_streaming.ts";
 import { partialOutcome, withAttempts } from "./partial_outcome.ts";
 import { backoffDelay, isRetryable } from "./retry_policy.ts";
-import { pickRateLimit } from "./response.ts";
+import { resultOf } from "./response.ts";
 import { ResumableStream } from "./resume.ts";
 import { Attempt, type AttemptConsumer } from "./transport.ts";
 import type { ChatResult } from "../core/chat_result.ts";
@@ -38,10 +38,7 @@ export async function runCall(
       const attempt = new Attempt(control, target, stream.request() ?? request);
       try {
         const headers = await attempt.run(attempts, acc, consumer, stream, plan.maxEventBytes);
-        const result = acc.toResult(attempts);
-        result.target = target.info;
-        const rateLimit = pickRateLimit(headers);
-        if (rateLimit !== undefined) result.rateLimit = rateLimit;
+        const result = resultOf(acc, attempts, target, headers);
         if (continuations > 0) result.continuations = continuations;
         return result;
       } catch (caught) {
