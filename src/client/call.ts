@@ -181,7 +181,7 @@ export class Call<Extra = never> implements AsyncIterable<StreamEvent | Extra>, 
 
   #fail(error: unknown, dropQueued: boolean): void {
     if (this.#ended) return;
-    // The stop errors (abort, total timeout, `break`) are made here, outside the loop that counts.
+    // The one place an error gets `attempts`: the requests made so far.
     const ended = error as { attempts?: number } | null;
     if (typeof ended === "object" && ended !== null && ended.attempts === undefined) {
       ended.attempts = this.#control.attempts;

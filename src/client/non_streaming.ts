@@ -9,7 +9,6 @@ import { isAPIStatusError } from "../core/error_guards.ts";
 import { malformedMessage } from "../core/error_messages.ts";
 import type { Protocol, ProtocolRequest } from "../protocols/protocol.ts";
 import type { CallControl } from "./call_control.ts";
-import { withAttempts } from "./partial_outcome.ts";
 import { errorInBody, headersToRecord, resultOf } from "./response.ts";
 import type { CallTarget } from "./plan.ts";
 import { Attempt, type AttemptConsumer } from "./transport.ts";
@@ -30,7 +29,7 @@ export function isStreamingRefused(error: unknown): boolean {
   return param === "stream" || (typeof message === "string" && REFUSAL.test(message));
 }
 
-/** The one non-streaming request, answered as the usual events; errors carry `attempts`. */
+/** The one non-streaming request, answered as the usual events. */
 export async function requestWhole(
   target: CallTarget,
   control: CallControl,
@@ -53,7 +52,7 @@ export async function requestWhole(
     result.streamed = false;
     return result;
   } catch (error) {
-    throw withAttempts(control.stopError ?? request.failure ?? error, attempt);
+    throw control.stopError ?? request.failure ?? error;
   }
 }
 

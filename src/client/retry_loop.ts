@@ -3,16 +3,15 @@
 import { MAX_TIMER_MS } from "../core/constants.ts";
 import { Accumulator } from "../core/accumulator.ts";
 import type { CallControl } from "./call_control.ts";
-import { InterruptedError } from "../core/error_classes.ts";
+import { InterruptedError, PartialStreamError } from "../core/error_classes.ts";
 import { isAPIStatusError } from "../core/error_guards.ts";
 import { isStreamingRefused, requestWhole } from "./non_streaming.ts";
-import { partialOutcome, withAttempts } from "./partial_outcome.ts";
 import { backoffDelay, isRetryable } from "./retry_policy.ts";
 import { resultOf } from "./response.ts";
 import { ResumableStream } from "./resume.ts";
 import { Attempt, type AttemptConsumer } from "./transport.ts";
 import type { ChatResult } from "../core/chat_result.ts";
-import type { CallPlan } from "./plan.ts";
+import type { CallPlan, CallTarget } from "./plan.ts";
 
 export async function runCall(
   plan: CallPlan,
@@ -76,7 +75,7 @@ export async function runCall(
             );
           }
           if (retryable || isModelNotFound(error)) break; // on to the next target, if any
-          throw withAttempts(error, attempts);
+          throw error;
         }
         const delayMs = backoffDelay(error, retry + 1, target.backoff);
         // A sleep past the deadline only delays the same failure, and one over 2^31 - 1 ms fires
@@ -91,7 +90,7 @@ export async function runCall(
             return partialOutcome(plan, kept, attempts, continuations, error, target);
           }
           if (index + 1 < plan.targets.length) break;
-          throw withAttempts(error, attempts);
+          throw error;
         }
         if (consumer.listening) {
           const next = { attempt: attempts + 1, delayMs, error: error as Error };
@@ -102,7 +101,28 @@ export async function runCall(
       }
     }
   }
-  throw withAttempts(lastError, control.attempts);
+  throw lastError;
+}
+
+/** A partial result ends in `"error"` whatever the provider said (see `providerFinishReason`). */
+function partialOutcome(
+  plan: CallPlan,
+  acc: Accumulator,
+  attempts: number,
+  continuations: number,
+  cause: unknown,
+  target: CallTarget,
+): ChatResult {
+  const partial = acc.toResult(attempts);
+  partial.finishReason = "error";
+  partial.target = target.info;
+  if (continuations > 0) partial.continuations = continuations;
+  if (plan.onPartial === "return") {
+    partial.partial = true;
+    partial.error = cause as Error;
+    return partial;
+  }
+  throw new PartialStreamError(partial, cause);
 }
 
 /** A stop rejects it in the same turn and clears its timer: stop never waits out a backoff. */
