@@ -34,9 +34,9 @@ export async function requestWhole(
   target: CallTarget,
   control: CallControl,
   consumer: AttemptConsumer,
-  attempt: number,
   maxBytes: number,
 ): Promise<ChatResult> {
+  const attempt = ++control.attempts;
   const protocol = target.protocol;
   // The same Attempt as a streaming request: stoppable the same way, no credential in errors.
   const request = new Attempt(control, target, wholeRequest(target));

@@ -66,13 +66,7 @@ export async function runCall(
           }
         } else if (fresh && (!retryable || exhausted)) {
           if (isStreamingRefused(error) && target.protocol.decodeMessage !== undefined) {
-            return await requestWhole(
-              target,
-              control,
-              consumer,
-              ++control.attempts,
-              plan.maxEventBytes,
-            );
+            return await requestWhole(target, control, consumer, plan.maxEventBytes);
           }
           if (retryable || isModelNotFound(error)) break; // on to the next target, if any
           throw error;
