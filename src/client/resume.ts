@@ -34,7 +34,7 @@ export interface StreamRequest {
   headers: Headers;
 }
 
-/** One target's stream: resumable once a response says the server keeps it running. */
+/** One answer's stream: resumable once a response says the server keeps it running. */
 export class ResumableStream implements Cancellable {
   #target: CallTarget;
   #control: CallControl;
@@ -121,19 +121,10 @@ export class ResumableStream implements Cancellable {
 
   /** Ends this stream; a resume that found it gone (404, 410) fails as the cut did. */
   failure(error: unknown): unknown {
+    if (this.#control.remote === this) this.#control.remote = undefined;
     const gone = this.#after !== undefined && isAPIStatusError(error) &&
       (error.status === 404 || error.status === 410);
-    const cut = this.#cut;
-    const refused = this.#refused;
-    this.#refused = undefined;
-    this.#feed = undefined;
-    this.#acc = undefined;
-    this.#streamId = undefined;
-    this.#after = undefined;
-    this.#cut = undefined;
-    this.#open = false;
-    if (this.#control.remote === this) this.#control.remote = undefined;
-    return refused ?? (gone ? cut : error);
+    return this.#refused ?? (gone ? this.#cut : error);
   }
 
   cancel(reason: Error): void {

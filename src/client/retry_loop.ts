@@ -27,7 +27,7 @@ export async function runCall(
     }
     let request = target.request;
     let previous: Accumulator | undefined; // set while continuing a cut-off answer
-    const stream = new ResumableStream(target, control);
+    let stream = new ResumableStream(target, control);
     for (let retry = 0;; retry++) {
       if (control.stopError !== undefined) throw control.stopError;
       if (plan.signal?.aborted) throw new InterruptedError(plan.signal.reason);
@@ -49,6 +49,7 @@ export async function runCall(
         const resumeAfter = stream.resumeAfter(caught, exhausted);
         const fresh = resumeAfter === undefined;
         const error = fresh ? stream.failure(caught) : caught;
+        if (fresh) stream = new ResumableStream(target, control);
         lastError = error;
         const retryable = isRetryable(error);
         // Content reached the caller: a retry would repeat it (unless `onPartial: "retry"`).
