@@ -92,7 +92,6 @@ export class Call<Extra = never> implements AsyncIterable<StreamEvent | Extra>, 
     return this.#head < this.#queue.length;
   }
 
-  /** Hands an event to the consumer. */
   push(event: StreamEvent | Extra): void {
     const pull = this.#pulls.length > 0 ? this.#pulls.shift() : undefined;
     if (pull !== undefined) {

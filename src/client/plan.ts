@@ -1,5 +1,3 @@
-// streamChat's options, checked against one table, resolved into the plan a call runs.
-
 import { checkOptions, mustBe, type OptionTable, type Rule } from "../core/option_keys.ts";
 import { PROTOCOLS } from "../protocols/registry.ts";
 import { joinURL } from "../protocols/request.ts";
