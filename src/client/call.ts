@@ -8,6 +8,7 @@ import type { AttemptConsumer } from "./transport.ts";
 import type { ChatResult, StreamEvent } from "../core/chat_result.ts";
 
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+const STOPPED_ITERATING = interruptedMessage("because the caller stopped iterating");
 
 /**
  * One running call: its event queue (backpressure for the transport, an iterator for the
@@ -73,16 +74,8 @@ export class Call<Extra = never> implements AsyncIterable<StreamEvent | Extra>, 
     return {
       next: () => this.#next(),
       return: () => {
-        const pulls = this.#pulls.splice(0);
-        for (const pull of pulls) pull.resolve(DONE);
-        if (!this.#ended) {
-          this.#stop(
-            new InterruptedError(
-              undefined,
-              interruptedMessage("because the caller stopped iterating"),
-            ),
-          );
-        }
+        for (const pull of this.#pulls.splice(0)) pull.resolve(DONE);
+        if (!this.#ended) this.#stop(new InterruptedError(undefined, STOPPED_ITERATING));
         this.#failure = undefined; // the iteration is closed: a later next() is just done
         return Promise.resolve(DONE);
       },
@@ -99,7 +92,6 @@ export class Call<Extra = never> implements AsyncIterable<StreamEvent | Extra>, 
     return this.#head < this.#queue.length;
   }
 
-  /** Hands an event to the consumer. */
   push(event: StreamEvent | Extra): void {
     const pull = this.#pulls.length > 0 ? this.#pulls.shift() : undefined;
     if (pull !== undefined) {
@@ -188,7 +180,7 @@ export class Call<Extra = never> implements AsyncIterable<StreamEvent | Extra>, 
 
   #fail(error: unknown, dropQueued: boolean): void {
     if (this.#ended) return;
-    // The stop errors (abort, total timeout, `break`) are made here, outside the loop that counts.
+    // The one place an error gets `attempts`: the requests made so far.
     const ended = error as { attempts?: number } | null;
     if (typeof ended === "object" && ended !== null && ended.attempts === undefined) {
       ended.attempts = this.#control.attempts;

@@ -1,7 +1,5 @@
-// The relay's view of the client: all that src/relay/ uses of src/client/, in one module. Not
-// public API (stopstream/hono ships with the client it was built against), but a seam kept
-// small on purpose: a call the relay plans and runs like streamChat, with decoders of its own
-// in front of a protocol's, and items of its own in the call's queue, in order with the events.
+// All that src/relay/ uses of src/client/: not public API (stopstream/hono ships with the client
+// it was built against), but a seam kept small on purpose.
 
 import type { ProtocolName } from "../core/chat_options.ts";
 import type { Accumulator } from "../core/accumulator.ts";

@@ -7,12 +7,11 @@ import type { ChatResult } from "../core/chat_result.ts";
 import { APIStatusError, StreamProtocolError } from "../core/error_classes.ts";
 import { isAPIStatusError } from "../core/error_guards.ts";
 import { malformedMessage } from "../core/error_messages.ts";
-import type { ProtocolRequest } from "../protocols/protocol.ts";
+import type { Protocol, ProtocolRequest } from "../protocols/protocol.ts";
 import type { CallControl } from "./call_control.ts";
-import { withAttempts } from "./partial_outcome.ts";
-import { errorInBody, headersToRecord, pickRateLimit } from "./response.ts";
+import { errorInBody, headersToRecord, resultOf } from "./response.ts";
 import type { CallTarget } from "./plan.ts";
-import { Attempt, type AttemptConsumer, type AttemptSetup } from "./transport.ts";
+import { Attempt, type AttemptConsumer } from "./transport.ts";
 import type { Watchdog } from "./watchdog.ts";
 import { readText } from "./whole_body.ts";
 
@@ -30,53 +29,41 @@ export function isStreamingRefused(error: unknown): boolean {
   return param === "stream" || (typeof message === "string" && REFUSAL.test(message));
 }
 
-/** The one non-streaming request, answered as the usual events; errors carry `attempts`. */
+/** The one non-streaming request, answered as the usual events. */
 export async function requestWhole(
   target: CallTarget,
   control: CallControl,
   consumer: AttemptConsumer,
-  attempt: number,
   maxBytes: number,
 ): Promise<ChatResult> {
+  const attempt = ++control.attempts;
   const protocol = target.protocol;
   // The same Attempt as a streaming request: stoppable the same way, no credential in errors.
-  const request = new Attempt(control);
-  const setup: AttemptSetup = {
-    fetch: target.fetch,
-    request: wholeRequest(target),
-    protocol,
-    timeouts: target.timeouts,
-    maxEventBytes: maxBytes,
-    attempt,
-  };
+  const request = new Attempt(control, target, wholeRequest(target));
   try {
     const { status, headers, body } = await request.guard(
-      setup,
       "first-event",
-      (watchdog) => readAnswer(request, setup, maxBytes, watchdog),
+      (watchdog) => readAnswer(request, protocol, maxBytes, watchdog),
     );
     if (consumer.listening) consumer.push({ type: "open", attempt, status, headers });
     const acc = new Accumulator(consumer.listening ? consumer : null);
     protocol.decodeMessage!(body, acc);
-    const result = acc.toResult(attempt);
-    result.target = target.info;
+    const result = resultOf(acc, attempt, target, headers);
     result.streamed = false;
-    const rateLimit = pickRateLimit(headers);
-    if (rateLimit !== undefined) result.rateLimit = rateLimit;
     return result;
   } catch (error) {
-    throw withAttempts(control.stopError ?? request.failure ?? error, attempt);
+    throw control.stopError ?? request.failure ?? error;
   }
 }
 
 /** `firstEventMs` bounds the wait for headers (sent once the reply is ready), then `idleMs`. */
 async function readAnswer(
   request: Attempt,
-  setup: AttemptSetup,
+  protocol: Protocol,
   maxBytes: number,
   watchdog: Watchdog,
 ): Promise<{ status: number; headers: Record<string, string>; body: unknown }> {
-  const response = await request.send(setup);
+  const response = await request.send();
   watchdog.arm("idle");
   const text = await readText(request, response, maxBytes, watchdog);
   const { ok, status } = response;
@@ -93,7 +80,7 @@ async function readAnswer(
     }
   }
   if (!ok) throw new APIStatusError(status, headers, body);
-  const reported = errorInBody(body, status, headers, setup.protocol);
+  const reported = errorInBody(body, status, headers, protocol);
   if (reported !== undefined) throw reported;
   return { status, headers, body };
 }

@@ -1,5 +1,3 @@
-// streamChat's options, checked against one table, resolved into the plan a call runs.
-
 import { checkOptions, mustBe, type OptionTable, type Rule } from "../core/option_keys.ts";
 import { PROTOCOLS } from "../protocols/registry.ts";
 import { joinURL } from "../protocols/request.ts";
@@ -43,7 +41,6 @@ export interface CallPlan {
 const POLICIES: readonly unknown[] = ["throw", "return", "continue", "retry"];
 const CALL_ONLY = ["signal", "fallbacks", "onPartial", "retryBudget"] as const;
 
-const anything: Rule = [() => true, ""];
 /** `Infinity`: no limit. */
 const ms = (min: number, fallback: number): Rule => [
   (value) => typeof value === "number" && value >= min,
@@ -82,7 +79,7 @@ export const CALL_LIMITS = {
 const OPTIONS = {
   baseURL: [(value) => typeof value === "string" && isURL(value), "an absolute URL"],
   apiKey: optional((value) => typeof value === "string", "a string"),
-  headers: anything,
+  headers: [() => true, ""],
   body: [
     (value) => typeof value === "object" && value !== null && !Array.isArray(value),
     "the provider's request object",

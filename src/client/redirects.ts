@@ -17,7 +17,7 @@ export async function fetchFollowing(
   const visited = [url];
   let current = url;
   for (;;) {
-    const response = await fetchFn(current, manual);
+    const response = await fetchFn(current, manual); // unbound: browsers reject a foreign `this`
     if (response.type === "opaqueredirect") throw new RedirectError("opaque", 0, undefined);
     const location = REDIRECT_STATUS.has(response.status) ? response.headers.get("location") : null;
     const target = location === null ? undefined : parse(location, current);

@@ -1,6 +1,9 @@
+import type { Accumulator } from "../core/accumulator.ts";
+import type { ChatResult } from "../core/chat_result.ts";
 import { APIStatusError, StreamProtocolError } from "../core/error_classes.ts";
 import { malformedMessage } from "../core/error_messages.ts";
 import type { Protocol } from "../protocols/protocol.ts";
+import type { CallTarget } from "./plan.ts";
 
 /** The error a `200` JSON body reports (`{"error": {…}}`), else `undefined`. */
 export function errorInBody(
@@ -15,12 +18,19 @@ export function errorInBody(
   return protocol.toUpstreamError(body) ?? new APIStatusError(status, headers, body);
 }
 
-export function pickRateLimit(headers: Record<string, string>): Record<string, string> | undefined {
-  let picked: Record<string, string> | undefined;
+/** The answer `target` gave, with its response's `x-ratelimit-*` headers. */
+export function resultOf(
+  acc: Accumulator,
+  attempts: number,
+  target: CallTarget,
+  headers: Record<string, string>,
+): ChatResult {
+  const result = acc.toResult(attempts);
+  result.target = target.info;
   for (const name in headers) {
-    if (name.startsWith("x-ratelimit-")) (picked ??= {})[name] = headers[name]!;
+    if (name.startsWith("x-ratelimit-")) (result.rateLimit ??= {})[name] = headers[name]!;
   }
-  return picked;
+  return result;
 }
 
 export function headersToRecord(headers: Headers): Record<string, string> {

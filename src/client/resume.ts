@@ -19,7 +19,6 @@ import type { Accumulator } from "../core/accumulator.ts";
 import type { CallControl, Cancellable } from "./call_control.ts";
 import type { CallTarget } from "./plan.ts";
 import type { SseFeed } from "./sse_feed.ts";
-import type { AttemptStream, StreamRequest } from "./transport.ts";
 
 /** Bounds an unawaited cancel sent on the way out. */
 const CANCEL_TIMEOUT_MS = 5_000;
@@ -28,8 +27,15 @@ const EVENT_NUMBER = /^(?:0|[1-9]\d{0,14})$/;
 /** An id that goes into a URL path: a server's word is not trusted to stay one segment. */
 const STREAM_ID = /^[\w-]{1,200}$/;
 
-/** One target's stream: resumable once a response says the server keeps it running. */
-export class ResumableStream implements AttemptStream, Cancellable {
+/** The `GET` that goes on with a stream the server keeps. */
+export interface StreamRequest {
+  method: "GET";
+  url: string;
+  headers: Headers;
+}
+
+/** One answer's stream: resumable once a response says the server keeps it running. */
+export class ResumableStream implements Cancellable {
   #target: CallTarget;
   #control: CallControl;
   /** OpenAI Responses background mode: resumable from the first response on. */
@@ -107,7 +113,7 @@ export class ResumableStream implements AttemptStream, Cancellable {
     return after;
   }
 
-  /** A resumed stream must have fed every event up to its last, once. */
+  /** Throws unless a resumed stream fed every event up to its last, once. */
   ended(feed: SseFeed): void {
     const refused = this.#outOfOrder(feed, this.#position(feed));
     if (refused !== undefined) throw refused;
@@ -115,19 +121,10 @@ export class ResumableStream implements AttemptStream, Cancellable {
 
   /** Ends this stream; a resume that found it gone (404, 410) fails as the cut did. */
   failure(error: unknown): unknown {
+    if (this.#control.remote === this) this.#control.remote = undefined;
     const gone = this.#after !== undefined && isAPIStatusError(error) &&
       (error.status === 404 || error.status === 410);
-    const cut = this.#cut;
-    const refused = this.#refused;
-    this.#refused = undefined;
-    this.#feed = undefined;
-    this.#acc = undefined;
-    this.#streamId = undefined;
-    this.#after = undefined;
-    this.#cut = undefined;
-    this.#open = false;
-    if (this.#control.remote === this) this.#control.remote = undefined;
-    return refused ?? (gone ? cut : error);
+    return this.#refused ?? (gone ? this.#cut : error);
   }
 
   cancel(reason: Error): void {
@@ -180,8 +177,8 @@ export class ResumableStream implements AttemptStream, Cancellable {
       return (message) => {
         // An `event: error` with plain text is the server's report, not a repeat.
         if (message.event === "error") return;
-        const got = sequenceNumber(message.data);
-        if (got !== next) throw notNext(after, got, true);
+        const event = parseOr(message.data, null) as { sequence_number?: unknown } | null;
+        if (event?.sequence_number !== next) throw notNext(after, event?.sequence_number, true);
       };
     }
     const expected = String(next);
@@ -203,10 +200,6 @@ export class ResumableStream implements AttemptStream, Cancellable {
       `/${collection}/${encodeURIComponent(id)}${rest}`,
     );
   }
-}
-
-function sequenceNumber(data: string): unknown {
-  return (parseOr(data, undefined) as { sequence_number?: unknown } | null)?.sequence_number;
 }
 
 function notNext(after: string, got: unknown, background: boolean): StreamProtocolError {

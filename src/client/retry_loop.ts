@@ -3,17 +3,15 @@
 import { MAX_TIMER_MS } from "../core/constants.ts";
 import { Accumulator } from "../core/accumulator.ts";
 import type { CallControl } from "./call_control.ts";
-import { InterruptedError } from "../core/error_classes.ts";
+import { InterruptedError, PartialStreamError } from "../core/error_classes.ts";
 import { isAPIStatusError } from "../core/error_guards.ts";
 import { isStreamingRefused, requestWhole } from "./non_streaming.ts";
-import { partialOutcome, withAttempts } from "./partial_outcome.ts";
 import { backoffDelay, isRetryable } from "./retry_policy.ts";
-import { sleep } from "./sleep.ts";
-import { pickRateLimit } from "./response.ts";
+import { resultOf } from "./response.ts";
 import { ResumableStream } from "./resume.ts";
 import { Attempt, type AttemptConsumer } from "./transport.ts";
 import type { ChatResult } from "../core/chat_result.ts";
-import type { CallPlan } from "./plan.ts";
+import type { CallPlan, CallTarget } from "./plan.ts";
 
 export async function runCall(
   plan: CallPlan,
@@ -29,32 +27,17 @@ export async function runCall(
     }
     let request = target.request;
     let previous: Accumulator | undefined; // set while continuing a cut-off answer
-    const stream = new ResumableStream(target, control);
+    let stream = new ResumableStream(target, control);
     for (let retry = 0;; retry++) {
       if (control.stopError !== undefined) throw control.stopError;
       if (plan.signal?.aborted) throw new InterruptedError(plan.signal.reason);
       const attempts = ++control.attempts;
       if (attempts === 1) plan.budget?.deposit();
       const acc = stream.acc ?? new Accumulator(consumer.listening ? consumer : null, previous);
-      const attempt = new Attempt(control);
+      const attempt = new Attempt(control, target, stream.request() ?? request);
       try {
-        const headers = await attempt.run(
-          {
-            fetch: target.fetch,
-            request: stream.request() ?? request,
-            protocol: target.protocol,
-            timeouts: target.timeouts,
-            maxEventBytes: plan.maxEventBytes,
-            attempt: attempts,
-            stream,
-          },
-          acc,
-          consumer,
-        );
-        const result = acc.toResult(attempts);
-        result.target = target.info;
-        const rateLimit = pickRateLimit(headers);
-        if (rateLimit !== undefined) result.rateLimit = rateLimit;
+        const headers = await attempt.run(attempts, acc, consumer, stream, plan.maxEventBytes);
+        const result = resultOf(acc, attempts, target, headers);
         if (continuations > 0) result.continuations = continuations;
         return result;
       } catch (caught) {
@@ -66,6 +49,7 @@ export async function runCall(
         const resumeAfter = stream.resumeAfter(caught, exhausted);
         const fresh = resumeAfter === undefined;
         const error = fresh ? stream.failure(caught) : caught;
+        if (fresh) stream = new ResumableStream(target, control);
         lastError = error;
         const retryable = isRetryable(error);
         // Content reached the caller: a retry would repeat it (unless `onPartial: "retry"`).
@@ -83,16 +67,10 @@ export async function runCall(
           }
         } else if (fresh && (!retryable || exhausted)) {
           if (isStreamingRefused(error) && target.protocol.decodeMessage !== undefined) {
-            return await requestWhole(
-              target,
-              control,
-              consumer,
-              ++control.attempts,
-              plan.maxEventBytes,
-            );
+            return await requestWhole(target, control, consumer, plan.maxEventBytes);
           }
           if (retryable || isModelNotFound(error)) break; // on to the next target, if any
-          throw withAttempts(error, attempts);
+          throw error;
         }
         const delayMs = backoffDelay(error, retry + 1, target.backoff);
         // A sleep past the deadline only delays the same failure, and one over 2^31 - 1 ms fires
@@ -107,7 +85,7 @@ export async function runCall(
             return partialOutcome(plan, kept, attempts, continuations, error, target);
           }
           if (index + 1 < plan.targets.length) break;
-          throw withAttempts(error, attempts);
+          throw error;
         }
         if (consumer.listening) {
           const next = { attempt: attempts + 1, delayMs, error: error as Error };
@@ -118,7 +96,46 @@ export async function runCall(
       }
     }
   }
-  throw withAttempts(lastError, control.attempts);
+  throw lastError;
+}
+
+/** A partial result ends in `"error"` whatever the provider said (see `providerFinishReason`). */
+function partialOutcome(
+  plan: CallPlan,
+  acc: Accumulator,
+  attempts: number,
+  continuations: number,
+  cause: unknown,
+  target: CallTarget,
+): ChatResult {
+  const partial = acc.toResult(attempts);
+  partial.finishReason = "error";
+  partial.target = target.info;
+  if (continuations > 0) partial.continuations = continuations;
+  if (plan.onPartial === "return") {
+    partial.partial = true;
+    partial.error = cause as Error;
+    return partial;
+  }
+  throw new PartialStreamError(partial, cause);
+}
+
+/** A stop rejects it in the same turn and clears its timer: stop never waits out a backoff. */
+function sleep(ms: number, control: CallControl): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (control.stopError !== undefined) return reject(control.stopError);
+    const handle = {
+      cancel(reason: Error): void {
+        clearTimeout(timer);
+        reject(reason);
+      },
+    };
+    const timer = setTimeout(() => {
+      if (control.current === handle) control.current = undefined;
+      resolve();
+    }, ms);
+    control.current = handle;
+  });
 }
 
 function isModelNotFound(error: unknown): boolean {

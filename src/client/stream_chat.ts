@@ -1,5 +1,3 @@
-// streamChat() and the ChatStream it returns: the client's public face on a running call.
-
 import type { StreamChatOptions } from "../core/chat_options.ts";
 import type { ChatResult, StreamEvent } from "../core/chat_result.ts";
 import { Call } from "./call.ts";

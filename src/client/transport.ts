@@ -7,38 +7,17 @@ import type { CallControl, Cancellable } from "./call_control.ts";
 import { CONNECTION_LOST } from "../core/error_messages.ts";
 import { APIStatusError, ConnectionError } from "../core/error_classes.ts";
 import { isRedirectError } from "../core/error_guards.ts";
-import type { Protocol, ProtocolRequest } from "../protocols/protocol.ts";
+import type { ProtocolRequest } from "../protocols/protocol.ts";
 import { credentialsOf, redactError } from "../core/redact.ts";
 import { fetchFollowing } from "./redirects.ts";
 import { parseOr } from "../protocols/output.ts";
+import type { CallTarget } from "./plan.ts";
 import { headersToRecord, notAStream } from "./response.ts";
+import type { ResumableStream, StreamRequest } from "./resume.ts";
 import { SseFeed } from "./sse_feed.ts";
 import type { StreamEvent } from "../core/chat_result.ts";
-import { type AttemptTimeouts, Watchdog } from "./watchdog.ts";
+import { Watchdog } from "./watchdog.ts";
 import { readErrorBody, STREAM } from "./whole_body.ts";
-
-export interface StreamRequest {
-  method: "GET";
-  url: string;
-  headers: Headers;
-}
-
-export interface AttemptSetup {
-  fetch: typeof fetch;
-  request: ProtocolRequest | StreamRequest;
-  protocol: Protocol;
-  timeouts: AttemptTimeouts;
-  maxEventBytes: number;
-  attempt: number;
-  stream?: AttemptStream | undefined;
-}
-
-export interface AttemptStream {
-  readonly feed: SseFeed | undefined;
-  opened(headers: Record<string, string>, feed: SseFeed, acc: Accumulator): void;
-  /** Throws when a resumed stream did not add up. */
-  ended(feed: SseFeed): void;
-}
 
 export interface AttemptConsumer {
   readonly listening: boolean;
@@ -52,14 +31,18 @@ export interface AttemptConsumer {
 export class Attempt implements Cancellable {
   failure: Error | undefined = undefined;
   #control: CallControl;
+  #target: CallTarget;
+  #request: ProtocolRequest | StreamRequest;
   #abort = new AbortController();
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined = undefined;
   #watchdog: Watchdog | undefined = undefined;
   /** Rejects the wait for headers even when an injected fetch ignores its signal. */
   #rejectSend: ((reason: Error) => void) | undefined = undefined;
 
-  constructor(control: CallControl) {
+  constructor(control: CallControl, target: CallTarget, request: ProtocolRequest | StreamRequest) {
     this.#control = control;
+    this.#target = target;
+    this.#request = request;
   }
 
   /** Never awaits the peer. */
@@ -74,67 +57,63 @@ export class Attempt implements Cancellable {
   }
 
   run(
-    setup: AttemptSetup,
+    attempt: number,
     acc: Accumulator,
     consumer: AttemptConsumer,
+    stream: ResumableStream,
+    maxEventBytes: number,
   ): Promise<Record<string, string>> {
-    return this.guard(setup, "headers", async (watchdog) => {
-      const response = await this.send(setup);
+    return this.guard("headers", async (watchdog) => {
+      const response = await this.send();
       const headers = headersToRecord(response.headers);
       if (!response.ok) {
         throw new APIStatusError(response.status, headers, await readErrorBody(this, response));
       }
-      await this.#checkContentType(response, headers, setup.protocol);
+      await this.#checkContentType(response, headers);
       if (consumer.listening) {
-        consumer.push({ type: "open", attempt: setup.attempt, status: response.status, headers });
+        consumer.push({ type: "open", attempt, status: response.status, headers });
       }
       watchdog.arm("first-event");
-      const stream = setup.stream;
-      const feed = stream?.feed ??
-        new SseFeed(setup.protocol.createDecoder(acc), setup.maxEventBytes);
-      stream?.opened(headers, feed, acc);
-      await this.#read(response, headers, setup.protocol, feed, consumer, watchdog);
-      stream?.ended(feed);
+      const feed = stream.feed ??
+        new SseFeed(this.#target.protocol.createDecoder(acc), maxEventBytes);
+      stream.opened(headers, feed, acc);
+      await this.#read(response, headers, feed, consumer, watchdog);
+      stream.ended(feed);
       return headers;
     });
   }
 
   /**
-   * @internal Runs `work` as the attempt in flight: watchdog stopped on every path, and no
-   * error leaves with a credential in it (an upstream may echo the key).
+   * Runs `work` as the attempt in flight: watchdog stopped on every path, and no error leaves
+   * with a credential in it (an upstream may echo the key).
    */
   async guard<T>(
-    setup: AttemptSetup,
     phase: "headers" | "first-event",
     work: (watchdog: Watchdog) => Promise<T>,
   ): Promise<T> {
-    // A stop that came while the attempt waited to begin (for a module, lazy.ts) sends nothing.
-    const stopped = this.#control.stopError;
-    if (stopped !== undefined) throw stopped;
     this.#control.current = this;
-    const watchdog = new Watchdog(this, setup.timeouts);
+    const watchdog = new Watchdog(this, this.#target.timeouts);
     this.#watchdog = watchdog;
     try {
       watchdog.arm(phase);
       return await work(watchdog);
     } catch (error) {
-      throw redactError(error, credentialsOf(setup.request.headers));
+      throw redactError(error, credentialsOf(this.#request.headers));
     } finally {
       watchdog.stop();
       if (this.#control.current === this) this.#control.current = undefined;
     }
   }
 
-  /** @internal A stop cancels `reader` (at once if already stopped). */
+  /** A stop cancels `reader` (at once if already stopped). */
   hold(reader: ReadableStreamDefaultReader<Uint8Array>): void {
     this.#reader = reader;
     if (this.failure !== undefined) reader.cancel(this.failure).catch(noop);
   }
 
-  /** @internal Follows redirects by hand; a stop rejects it at once. */
-  async send(setup: AttemptSetup): Promise<Response> {
-    const fetchFn = setup.fetch; // called unbound: browsers reject fetch with a foreign `this`
-    const request = setup.request;
+  /** Follows redirects by hand; a stop rejects it at once. */
+  async send(): Promise<Response> {
+    const request = this.#request;
     const { url, headers } = request;
     const signal = this.#abort.signal;
     let response: Response;
@@ -142,7 +121,7 @@ export class Attempt implements Cancellable {
       const init: RequestInit = "method" in request
         ? { method: request.method, headers, signal }
         : { method: "POST", headers, body: request.body, signal };
-      const sent = fetchFollowing(fetchFn, url, init);
+      const sent = fetchFollowing(this.#target.fetch, url, init);
       // A fetch that ignores its signal must not hold a stop hostage; a late answer is released.
       sent.then((late) => {
         if (this.failure !== undefined) late.body?.cancel().catch(noop);
@@ -166,11 +145,7 @@ export class Attempt implements Cancellable {
     return response;
   }
 
-  async #checkContentType(
-    response: Response,
-    headers: Record<string, string>,
-    protocol: Protocol,
-  ): Promise<void> {
+  async #checkContentType(response: Response, headers: Record<string, string>): Promise<void> {
     const type = headers["content-type"] ?? "";
     if (/^\s*text\/event-stream/i.test(type) && response.body !== null) return;
     // An SSE parser fed HTML yields zero events: that must never pass for an empty answer.
@@ -178,7 +153,7 @@ export class Attempt implements Cancellable {
       await readErrorBody(this, response),
       response.status,
       headers,
-      protocol,
+      this.#target.protocol,
       `${type || "no content-type"}, not an event stream`,
     );
   }
@@ -186,7 +161,6 @@ export class Attempt implements Cancellable {
   async #read(
     response: Response,
     headers: Record<string, string>,
-    protocol: Protocol,
     feed: SseFeed,
     consumer: AttemptConsumer,
     watchdog: Watchdog,
@@ -224,6 +198,7 @@ export class Attempt implements Cancellable {
         // Only a non-SSE body: what the server sent instead of a stream, not a cut connection.
         const stray = feed.strayBody();
         if (stray !== undefined) {
+          const protocol = this.#target.protocol;
           throw notAStream(parseOr(stray, stray), response.status, headers, protocol, "no event");
         }
         throw new ConnectionError(CONNECTION_LOST);

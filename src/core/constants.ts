@@ -1,5 +1,3 @@
-// Constants more than one layer relies on, each defined once.
-
 /** The longest delay a timer takes (2^31 - 1 ms, about 24.8 days); a longer one fires at once. */
 export const MAX_TIMER_MS = 2_147_483_647;
 

@@ -15,8 +15,7 @@ import {
 } from "./error_classes.ts";
 
 function hasName(value: unknown, name: string): boolean {
-  return value instanceof Error && (value as { [BRAND]?: boolean })[BRAND] === true &&
-    value.name === name;
+  return isStopstreamError(value) && value.name === name;
 }
 
 /**

@@ -33,15 +33,6 @@ export function checkOptions<T>(
   where: string,
   voice: Voice = STREAM_CHAT,
 ): T {
-  return check(value, table, where, voice) as T;
-}
-
-function check(
-  value: object,
-  table: OptionTable,
-  where: string,
-  voice: Voice,
-): Record<string, unknown> {
   const names = Object.keys(table);
   for (const key of Object.keys(value)) {
     if (!Object.hasOwn(table, key)) throw unknownOption(key, table, names, where, voice);
@@ -54,7 +45,7 @@ function check(
       if (given !== undefined && (given === null || typeof given !== "object")) {
         throw mustBe(where + name, "an object", given, TypeError, voice);
       }
-      checked[name] = check(given ?? {}, rule as OptionTable, `${where}${name}.`, voice);
+      checked[name] = checkOptions(given ?? {}, rule as OptionTable, `${where}${name}.`, voice);
       continue;
     }
     const [test, words, fallback, error] = rule as Rule;
@@ -62,7 +53,7 @@ function check(
     if (!test(option)) throw mustBe(where + name, words, option, error, voice);
     checked[name] = option;
   }
-  return checked;
+  return checked as T;
 }
 
 export function mustBe(

@@ -1,6 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { parseHTTPDate } from "../../src/client/http_date.ts";
-import { retryAfterMs } from "../../src/client/retry_policy.ts";
+import { parseHTTPDate, retryAfterMs } from "../../src/client/retry_policy.ts";
 import { streamChat } from "../../src/client/stream_chat.ts";
 import { errorBody, OK, options } from "../support/chat.ts";
 import { jsonReply, useMockUpstream } from "../support/msw.ts";
