@@ -15,12 +15,14 @@ import { bundleBrowserClient } from "../../scripts/build-browser-client.mjs";
 /** The repository root, with a trailing slash. */
 export const ROOT: string = fileURLToPath(new URL("../..", import.meta.url));
 
-/** `import … from "stopstream"` (and `/hono`) → mod.ts / hono.ts of this repository. */
+/** `import … from "stopstream"` (`/hono`, `/demo`) → mod.ts, hono.ts, demo.ts of this repository. */
 const thisPackage: Plugin = {
   name: "stopstream-from-source",
   setup(b) {
-    b.onResolve({ filter: /^stopstream(\/hono)?$/ }, (args) => ({
-      path: `${ROOT}${args.path === "stopstream" ? "mod.ts" : "hono.ts"}`,
+    b.onResolve({ filter: /^stopstream(\/hono|\/demo)?$/ }, (args) => ({
+      path: `${ROOT}${
+        args.path === "stopstream" ? "mod" : args.path.slice("stopstream/".length)
+      }.ts`,
     }));
   },
 };

@@ -40,7 +40,11 @@ test("the TypeScript examples for Node and Workers type-check against the public
         noEmit: true,
         types: ["node"],
         baseUrl: "../..",
-        paths: { "stopstream": ["mod.ts"], "stopstream/hono": ["hono.ts"] },
+        paths: {
+          "stopstream": ["mod.ts"],
+          "stopstream/hono": ["hono.ts"],
+          "stopstream/demo": ["demo.ts"],
+        },
       },
       include: ["./*.ts", "../../src/apps/worker/text_modules.d.ts"],
     }),

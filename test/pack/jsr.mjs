@@ -24,17 +24,30 @@ function run(args) {
   return text;
 }
 
-run(["check", "mod.ts", "hono.ts"]);
+run(["check", "mod.ts", "hono.ts", "demo.ts"]);
 const dryRun = run(["publish", "--dry-run", "--allow-dirty"]);
 const relative = [...dryRun.matchAll(/^\s+(file:\/\/\S+) \(/gm)].map((m) =>
   fileURLToPath(m[1]).slice(root.length)
 );
 
 const problems = [];
-for (const needed of ["LICENSE", "README.md", "deno.json", "mod.ts", "hono.ts", "src/index.ts"]) {
+for (
+  const needed of [
+    "LICENSE",
+    "README.md",
+    "deno.json",
+    "mod.ts",
+    "hono.ts",
+    "demo.ts",
+    "src/index.ts",
+    "src/apps/demo/index.ts",
+  ]
+) {
   if (!relative.includes(needed)) problems.push(`the JSR package lacks ${needed}`);
 }
-const stray = relative.filter((p) => /^(src\/cli|test|bench|scripts|node_modules)\//.test(p));
+const stray = relative.filter((p) =>
+  /^(src\/apps\/(cli|playground|worker)|test|bench|scripts|node_modules)\//.test(p)
+);
 if (stray.length > 0) problems.push(`the JSR package ships ${stray.join(", ")}`);
 if (relative.length === 0) problems.push("no file list in the dry run's output:\n" + dryRun);
 

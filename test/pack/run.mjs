@@ -50,6 +50,13 @@ for (const name of expected) {
   if (!(name in core)) throw new Error("stopstream does not export " + name);
 }
 if (typeof relay.createRelay !== "function") throw new Error("stopstream/hono lacks createRelay");
+const demo = await import("stopstream/demo");
+const demoAnswer = await demo.createDemoRelay({}, { wordDelayMs: 0 }).request("/v1/chat/completions", {
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify({ messages: [{ role: "user", content: "hi" }] }),
+});
+if (!(await demoAnswer.text()).includes("demo")) throw new Error("stopstream/demo: no answer");
 // The Durable Object class of resumable streams loads outside workerd too.
 if (typeof relay.RelayStream !== "function") throw new Error("stopstream/hono lacks RelayStream");
 

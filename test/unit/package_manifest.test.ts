@@ -34,9 +34,9 @@ describe("package.json and deno.json", () => {
     expect(npm.version).toMatch(/^\d+\.\d+\.\d+(-[\w.]+)?$/);
   });
 
-  test("export the same subpaths: . and ./hono", () => {
+  test("export the same subpaths: ., ./hono and ./demo", () => {
     expect(Object.keys(npm.exports).sort()).toEqual(Object.keys(deno.exports).sort());
-    expect(Object.keys(deno.exports).sort()).toEqual([".", "./hono"]);
+    expect(Object.keys(deno.exports).sort()).toEqual([".", "./demo", "./hono"]);
     expect(deno.name).toBe("@stopstream/stopstream");
   });
 

@@ -17,13 +17,26 @@ import {
   type DemoUpstreamOptions,
 } from "./upstream.ts";
 
-/** Where the relay's requests to the demo go; served in-process, never over a network. */
+/**
+ * The base URL the demo relay's upstream has: requests under it are served in-process, never
+ * over a network.
+ *
+ * @example
+ * ```ts
+ * createRelay({ upstreams: [{ baseURL: DEMO_BASE_URL }], fetch: demoFetch(createDemoUpstream()) });
+ * ```
+ */
 export const DEMO_BASE_URL = "https://demo.stopstream.invalid/v1";
 
 /**
- * A `fetch` that answers requests under {@linkcode DEMO_BASE_URL} with `demo`, numbering them
- * by the relay's attempt (so `attempt1=status:503` fails only the first), and sends any other
- * to `globalThis.fetch`.
+ * A relay `fetch` that answers requests under {@linkcode DEMO_BASE_URL} with `demo`, numbering
+ * them by the relay's attempt (so `attempt1=status:503` fails only the first), and sends any
+ * other to `globalThis.fetch`.
+ *
+ * @example
+ * ```ts
+ * const fetch = demoFetch(createDemoUpstream({ wordDelayMs: 10 }));
+ * ```
  */
 export function demoFetch(demo: (request: Request) => Promise<Response>): RelayFetch {
   return (input, init, call) => {
@@ -47,6 +60,11 @@ export function demoFetch(demo: (request: Request) => Promise<Response>): RelayF
  * The relay on the demo model: `createRelay` with the demo as its one upstream, plus the demo
  * itself at `POST /demo/v1/chat/completions` and its `caller-drop-after` fault, both behind the
  * relay's keys. `options` may set any relay option but `upstreams` and `fetch`.
+ *
+ * @example
+ * ```ts
+ * app.route("/", createDemoRelay({ keys: ["my-relay-key"] }));
+ * ```
  */
 export function createDemoRelay(
   options: Omit<RelayOptions, "upstreams" | "fetch"> = {},

@@ -5,7 +5,14 @@ import { type DemoFaults, MAX_RESPONSE_MS, parseDemoFaults } from "./faults.ts";
 import { parseDemoRequest, planDemoReply } from "./reply.ts";
 import { createDemoStream } from "./stream.ts";
 
-/** Options of {@link createDemoUpstream}. */
+/**
+ * Options of {@linkcode createDemoUpstream}.
+ *
+ * @example
+ * ```ts
+ * const options: DemoUpstreamOptions = { wordDelayMs: 10 };
+ * ```
+ */
 export interface DemoUpstreamOptions {
   /** Pause before each streamed word, in ms (default 25); `word-delay=N` overrides it per request. */
   wordDelayMs?: number;
@@ -15,10 +22,28 @@ export interface DemoUpstreamOptions {
   onRequest?: (info: { attempt: number; faults: string }) => void;
 }
 
+/**
+ * The request header that asks the demo for faults (`attempt1=status:503`, `drop-after=5`…).
+ *
+ * @example
+ * ```ts
+ * new Headers({ [DEMO_FAULT_HEADER]: "attempt1=status:503" });
+ * ```
+ */
 export const DEMO_FAULT_HEADER = "x-demo-fault";
 /** Numbers attempts (default 1); the answer echoes it. */
 export const DEMO_ATTEMPT_HEADER = "x-demo-attempt";
 
+/**
+ * The demo model: an OpenAI-compatible `Request → Response` function (`POST …/chat/completions`)
+ * that streams a fixed reply word by word and plays the faults `x-demo-fault` asks for.
+ *
+ * @example
+ * ```ts
+ * const demo = createDemoUpstream();
+ * const response = await demo(new Request("http://demo/v1/chat/completions", { method: "POST", body }));
+ * ```
+ */
 export function createDemoUpstream(
   options: DemoUpstreamOptions = {},
 ): (request: Request) => Promise<Response> {
