@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The `stopstream` command. The CLI is TypeScript under src/apps/cli/, compiled to dist/ by
-// `npm run build` (which `prepare` runs on install).
+// `npm run build` (in a clone, `npm ci` and `npm install` run it; `npm pack` builds the tarball's).
 let cli;
 try {
   cli = await import("../dist/apps/cli/main.js");

@@ -9,11 +9,12 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { selectSteps, usage } from "./test-runners.mjs";
+import { isCI, selectSteps, stepStatus, usage } from "./test-runners.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const hasChromium = existsSync(chromiumPath);
+const ci = isCI(process.env);
 
 const REPORTS = ".tmp/reports";
 const vitestJSON = (name) => [
@@ -78,6 +79,27 @@ function runStep(script, args = [], env = {}) {
   });
 }
 
+/** Says, loudly, that the browser checks did not run and how to make them (none with Chromium). */
+function printChromiumNotice() {
+  if (hasChromium) return;
+  const bar = "!".repeat(78);
+  console.log(`\n${bar}`);
+  if (ci) {
+    console.log(
+      "!!! THE BROWSER CHECK FAILED: CI is set and there is no Chromium at " + chromiumPath,
+    );
+    console.log(
+      "!!! CI must run the browser checks (.ci/run installs Chromium when it is missing).",
+    );
+  } else {
+    console.log("!!! THE BROWSER CHECK WAS SKIPPED: no Chromium at " + chromiumPath);
+    console.log("!!! The conformance suite did NOT run in a browser on this machine.");
+  }
+  console.log("!!! Install it with:  apt-get update && apt-get install -y chromium");
+  console.log("!!! (or set CHROMIUM_PATH to a Chromium binary), then run npm test again.");
+  console.log(bar);
+}
+
 const pad = (text, width) => String(text).padEnd(width);
 const mark = { pass: "✓ pass", fail: "✗ FAIL", skipped: "- SKIPPED" };
 
@@ -114,10 +136,12 @@ async function runSelected(argv) {
     const started = performance.now();
     const code = await runStep(script, args);
     const seconds = (performance.now() - started) / 1000;
-    results.push({ script, what: args.join(" "), status: code === 0 ? "pass" : "fail", seconds });
+    const status = stepStatus(script, code, { hasChromium, ci });
+    results.push({ script, what: args.join(" "), status, seconds });
   }
   if (dryRun) process.exit(0);
   printSummary(results);
+  if (results.some((r) => r.script === "test:browser")) printChromiumNotice();
   process.exit(results.some((r) => r.status === "fail") ? 1 : 0);
 }
 
@@ -132,9 +156,7 @@ for (const { script, what, args, env } of STEPS) {
   const started = performance.now();
   const code = await runStep(script, args, env);
   const seconds = (performance.now() - started) / 1000;
-  let status = code === 0 ? "pass" : "fail";
-  if (script === "test:browser" && !hasChromium && code === 0) status = "skipped";
-  results.push({ script, what, status, seconds, code });
+  results.push({ script, what, status: stepStatus(script, code, { hasChromium, ci }), seconds });
 }
 
 // ---- runtimes report: what actually ran, with which versions ----
@@ -262,15 +284,7 @@ for (const r of runtimes) {
   console.log(`  ${pad(r.runtime, 29)} ${pad(r.version, 38)} ${r.status}${cases}`);
 }
 
-if (!hasChromium) {
-  const bar = "!".repeat(78);
-  console.log(`\n${bar}`);
-  console.log("!!! THE BROWSER CHECK WAS SKIPPED: no Chromium at " + chromiumPath);
-  console.log("!!! The conformance suite did NOT run in a browser on this machine.");
-  console.log("!!! Install it with:  apt-get update && apt-get install -y chromium");
-  console.log("!!! (or set CHROMIUM_PATH to a Chromium binary), then run npm test again.");
-  console.log(bar);
-}
+printChromiumNotice();
 
 const count = (status) => results.filter((r) => r.status === status).length;
 const failed = count("fail");

@@ -29,6 +29,22 @@ export const RUNNERS = [
   { script: "test:jsr", include: ["test/pack/jsr.mjs"], files: "none" },
 ];
 
+/** Whether the `CI` environment variable is set (to anything but `""`, `0` or `false`). */
+export function isCI(env) {
+  return env.CI !== undefined && !["", "0", "false"].includes(env.CI.toLowerCase());
+}
+
+/**
+ * A step's result from its exit status. Without Chromium the browser tests skip themselves and
+ * their step exits 0: SKIPPED on a contributor's machine (with how to install it), but a FAIL in
+ * CI, which must run them.
+ */
+export function stepStatus(script, code, { hasChromium, ci }) {
+  if (code !== 0) return "fail";
+  if (script === "test:browser" && !hasChromium) return ci ? "fail" : "skipped";
+  return "pass";
+}
+
 /** The `include` globs of one runner (for the vitest configs). */
 export function includeOf(script) {
   const runner = RUNNERS.find((r) => r.script === script);

@@ -148,7 +148,7 @@ export function createExampleUpstream(): ExampleUpstream {
 }
 
 /** The text of a chat completions stream: its `delta.content` pieces, in order. */
-function chatText(sse: string): string {
+export function chatText(sse: string): string {
   let text = "";
   for (const [, data] of sse.matchAll(/^data: (\{.*\})$/gm)) {
     const chunk = JSON.parse(data as string) as {

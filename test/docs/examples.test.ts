@@ -9,10 +9,17 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { hasChromium, launchChromium } from "../support/chromium.ts";
 import { type NodeServer, startNodeServer } from "../support/node_server.ts";
 import { ROOT } from "./bundle.ts";
-import { collectExamples, type Example } from "./examples.ts";
-import { createExampleUpstream, substituteURLs } from "./example_upstream.ts";
+import { ensureBuilt } from "../unit/cli_helpers.ts";
+import { collectExamples, type Example, statedCommands } from "./examples.ts";
+import { chatText, createExampleUpstream, substituteURLs } from "./example_upstream.ts";
 import { runPageExample } from "./run_browser.ts";
-import { EXAMPLE_KEYS, type Finished, runDenoExample, runNodeExample } from "./run_process.ts";
+import {
+  EXAMPLE_KEYS,
+  type Finished,
+  runDenoExample,
+  runNodeExample,
+  runScriptAsWritten,
+} from "./run_process.ts";
 import { runShellCommand, shellCommands } from "./run_shell.ts";
 import { runWorkerExample, startRelay } from "./run_workerd.ts";
 
@@ -53,6 +60,8 @@ const PRINTS: Record<string, RegExp[]> = {
 const printsOf = (example: Example) => PRINTS[`${example.doc}#${example.heading}`] ?? [];
 
 beforeAll(async () => {
+  // JavaScript examples import the built package, as its users do.
+  await ensureBuilt();
   server = await startNodeServer(upstream.handler);
   if (examples.some(usesRelay)) relay = await startRelay();
 });
@@ -81,16 +90,19 @@ function describeFailure(what: string, run: Finished): string {
   }\n${HINT}`;
 }
 
-/** The example called the loopback upstream (or the relay), so the URLs were really replaced. */
+/**
+ * The example called the loopback upstream (or the relay), so the URLs were really replaced:
+ * more requests than `before` reached its route.
+ */
 /** The demo answers in-process: such an example calls no upstream. */
 const usesDemo = (example: Example): boolean => example.source.includes('"stopstream/demo"');
 
-function expectItCalledTheUpstream(example: Example, run?: Finished): void {
+function expectItCalledTheUpstream(example: Example, run?: Finished, before = 0): void {
   if (usesRelay(example) || usesDemo(example)) {
     expect(run?.stdout ?? "", "printed nothing").not.toBe("");
   } else {
     expect(
-      upstream.traffic(example.id).requests,
+      upstream.traffic(example.id).requests - before,
       "no request reached the loopback upstream: does the example name a provider base URL " +
         "that PROVIDER_BASE_URL (example_upstream.ts) knows?",
     ).toBeGreaterThan(0);
@@ -110,10 +122,37 @@ test("every code block of README.md and docs/ is an example that runs, or a list
   }
 });
 
+test("the README's Node quick starts are JavaScript that Node 20 runs as written, by a stated command", () => {
+  // TypeScript would need a build step or a runner the reader may not have (`node file.ts` fails
+  // on Node 20); the stated command is the one the test runs.
+  const quickStarts = examples.filter((e) =>
+    e.doc === "README.md" && e.heading.startsWith("Quick start") && e.runtime === "node"
+  );
+  expect(quickStarts.length).toBeGreaterThan(0);
+  for (const e of quickStarts) {
+    expect({ at: `README.md:${e.line}`, commands: statedCommands(e.source) }).toEqual({
+      at: `README.md:${e.line}`,
+      commands: expect.arrayContaining([expect.objectContaining({ runtime: "node" })]),
+    });
+    expect(e.info).toBe("js");
+  }
+});
+
 for (const example of examples) {
   const name = `${example.doc}:${example.line} (${example.heading}) in ${example.runtime}`;
 
-  if (example.runtime === "node" || example.runtime === "deno") {
+  if (example.runtime === "node" && example.info.startsWith("js")) {
+    const stated = statedCommands(example.source);
+    for (const command of stated.length > 0 ? stated : [undefined]) {
+      test(`${name}${command ? `: ${command.command}` : ""}`, async () => {
+        const before = upstream.traffic(example.id).requests;
+        const run = await runScriptAsWritten(example.id, prepared(example), command, LIMIT_MS);
+        expect(run.hung || run.code !== 0, describeFailure("the example", run)).toBe(false);
+        expectItCalledTheUpstream(example, run, before);
+        for (const printed of printsOf(example)) expect(run.stdout).toMatch(printed);
+      }, LIMIT_MS + 30_000);
+    }
+  } else if (example.runtime === "node" || example.runtime === "deno") {
     test(name, async () => {
       const run = example.runtime === "node"
         ? await runNodeExample(example.id, prepared(example), LIMIT_MS)
@@ -169,7 +208,15 @@ for (const example of examples) {
       const page = await runPageExample(
         browser,
         `${server.url}${upstream.servePage(example.id, prepared(example))}`,
-        async () => (await upstream.completed(example.id)).text,
+        usesRelay(example)
+          ? async (page) => {
+            const answer = await page.waitForResponse(
+              (response) => response.url().endsWith("/v1/chat/completions"),
+              { timeout: LIMIT_MS },
+            );
+            return chatText(await answer.text());
+          }
+          : async () => (await upstream.completed(example.id)).text,
         LIMIT_MS,
       );
       expect(page.errors).toEqual([]);

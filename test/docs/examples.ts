@@ -6,7 +6,10 @@
  * Runtimes come from the fence's info string, whose first word is the language (what GitHub,
  * npm and JSR highlight by) and whose second word, invisible when rendered, names the runtime:
  *
- * - ```` ```ts ```` or ```` ```js ````: Node (the default for TypeScript and JavaScript)
+ * - ```` ```ts ````: Node, bundled by esbuild (TypeScript needs a build step or a runner)
+ * - ```` ```js ````: Node, as written: an ES module (`.mjs`), unbundled, importing `stopstream`
+ *   as a user who installed it does. Its first comment may state the commands that run it
+ *   (`` // haiku.mjs: `node haiku.mjs` or `bun haiku.mjs` ``): each runs, on a file of that name.
  * - ```` ```ts deno ````: Deno
  * - ```` ```ts worker ````: a Cloudflare Worker module (its default export), in workerd
  * - ```` ```html ````: a page, in Chromium
@@ -66,6 +69,39 @@ const RUNTIMES: Record<string, Runtime> = {
   "html": "browser",
   "sh": "shell",
 };
+
+/**
+ * A command an example's leading comment states runs it: `node haiku.mjs`, `bun haiku.mjs`.
+ *
+ * @example
+ * ```ts
+ * const run: StatedCommand = { runtime: "bun", file: "haiku.mjs", command: "bun haiku.mjs" };
+ * ```
+ */
+export interface StatedCommand {
+  runtime: "node" | "bun";
+  /** The file name the command runs, as the comment gives it. */
+  file: string;
+  command: string;
+}
+
+/** In backticks, in the `//` comment lines that open an example. */
+const STATED = /`((node|bun) ([\w.-]+\.m?js))`/g;
+
+/** The commands the leading `//` comment of a JavaScript example states, in order. */
+export function statedCommands(source: string): StatedCommand[] {
+  const lines = source.split("\n");
+  const comment: string[] = [];
+  for (const line of lines) {
+    if (!line.startsWith("//")) break;
+    comment.push(line);
+  }
+  return [...comment.join("\n").matchAll(STATED)].map(([, command, runtime, file]) => ({
+    runtime: runtime as StatedCommand["runtime"],
+    file: file as string,
+    command: command as string,
+  }));
+}
 
 /** README.md and every Markdown file under docs/ (the generated docs/api/ excepted). */
 export function documents(root: string): string[] {

@@ -1,14 +1,16 @@
 /**
  * HTML examples in headless Chromium. The page is the example as written, served by the
- * loopback upstream (Chromium keeps pages on public origins from calling loopback addresses);
- * its `https://esm.sh/stopstream@…` import is answered with this repository's browser build
- * (the same bundle the relay's playground serves), so the page needs no network.
+ * loopback upstream (Chromium keeps pages on public origins from calling loopback addresses).
+ * Every request it makes off this machine fails: a page that imports stopstream from a CDN
+ * fails here as it does for a reader before the package is on npm, so an example loads a local
+ * build (the relay's `/stopstream.js`).
  *
  * @module
  */
 
-import type { Browser } from "playwright-core";
-import { browserClient } from "./bundle.ts";
+import type { Browser, Page } from "playwright-core";
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/;
 
 /** What the page did. */
 export interface PageRun {
@@ -21,13 +23,13 @@ export interface PageRun {
 }
 
 /**
- * Loads the example as a page, waits for `expected` (the text the upstream streamed, once it
- * has streamed it), then until `#out` shows it, collecting page errors.
+ * Loads the example as a page, waits for `expected` (the text the server streamed, once it has
+ * streamed it; called before the page loads), then until `#out` shows it, collecting page errors.
  */
 export async function runPageExample(
   browser: Browser,
   url: string,
-  expected: () => Promise<string>,
+  expected: (page: Page) => Promise<string>,
   timeoutMs: number,
 ): Promise<PageRun> {
   const page = await browser.newPage();
@@ -37,17 +39,13 @@ export async function runPageExample(
     if (message.type() === "error") errors.push(message.text());
   });
   try {
-    await page.route(/^https:\/\/esm\.sh\/stopstream(@[^/]*)?$/, async (route) =>
-      route.fulfill({
-        contentType: "text/javascript",
-        headers: { "access-control-allow-origin": "*" },
-        body: await browserClient(),
-      }));
+    await page.route((target) => !LOOPBACK.test(target.hostname), (route) => route.abort());
+    const streamed = expected(page).catch(() => undefined);
     await page.goto(url);
     let hung = false;
     const deadline = AbortSignal.timeout(timeoutMs);
     const text = await Promise.race([
-      expected(),
+      streamed,
       new Promise<undefined>((resolve) => {
         deadline.addEventListener("abort", () => resolve(undefined), { once: true });
       }),

@@ -9,6 +9,7 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { bundleForNode, ROOT } from "./bundle.ts";
+import type { StatedCommand } from "./examples.ts";
 
 /** How a process ended, with what it printed. */
 export interface Finished {
@@ -84,7 +85,27 @@ export function runProcess(
   });
 }
 
-/** A Node example: bundled from source, run with `node`. */
+/**
+ * A JavaScript example as written, by the command its comment states (`node haiku.mjs`), or
+ * `node <id>.mjs` when it states none. Nothing is bundled or rewritten but the URLs:
+ * `import … from "stopstream"` finds this repository's built package (`dist/`, through the
+ * package's own `exports`, as a package imports itself), as it finds an installed one.
+ */
+export function runScriptAsWritten(
+  id: string,
+  source: string,
+  command: StatedCommand | undefined,
+  timeoutMs: number,
+): Promise<Finished> {
+  const dir = `${WORK_DIR}${id}/`;
+  mkdirSync(dir, { recursive: true });
+  const file = `${dir}${command?.file ?? `${id}.mjs`}`;
+  writeFileSync(file, source);
+  const bin = command?.runtime === "bun" ? `${ROOT}node_modules/.bin/bun` : process.execPath;
+  return runProcess(bin, [file], { env: EXAMPLE_KEYS, timeoutMs });
+}
+
+/** A TypeScript example for Node: bundled from source by esbuild, run with `node`. */
 export async function runNodeExample(
   id: string,
   source: string,

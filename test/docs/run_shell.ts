@@ -7,8 +7,9 @@
  *
  * The environment differs from a reader's terminal in four ways, each to keep the command as
  * written and the run hermetic:
- * - `npx stopstream` and `stopstream` run this repository's bin/stopstream.mjs (npx would first
- *   ask the registry, and a reader who installed the package has it on PATH);
+ * - `npx stopstream` runs this repository's bin/stopstream.mjs (npx would first ask the
+ *   registry), and a bare `stopstream` fails as "command not found" even where one is installed
+ *   globally, as it does for a reader who has not: the docs say `npx stopstream`;
  * - `npm ci` does nothing: the examples run in a clone that is installed already;
  * - `curl` fails on an HTTP error status (`--fail-with-body`), which it would otherwise print and
  *   exit 0 on;
@@ -75,7 +76,7 @@ function splitComment(line: string): { code: string; comment: string } {
 const PRELUDE = `
 set -o pipefail
 npx() { if [ "$1" = stopstream ]; then shift; node "$ROOT/bin/stopstream.mjs" "$@"; else command npx "$@"; fi; }
-stopstream() { node "$ROOT/bin/stopstream.mjs" "$@"; }
+stopstream() { echo "bash: stopstream: command not found (write npx stopstream)" >&2; return 127; }
 npm() { if [ "$1" = ci ]; then return 0; fi; command npm "$@"; }
 curl() { command curl --silent --show-error --fail-with-body --max-time 30 "$@"; }
 `;

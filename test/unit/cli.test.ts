@@ -419,6 +419,26 @@ describe("stopstream chat: mistakes", () => {
     }
   });
 
+  test("a key goes over plain http to another machine only with --allow-insecure", async () => {
+    const { id, baseURL } = route();
+    // 0.0.0.0 reaches this machine, yet it is not a loopback address by name: as remote as the
+    // CLI can tell, while the test stays on loopback.
+    const remote = ["--base-url", baseURL.replace("//127.0.0.1:", "//0.0.0.0:"), "--model", "demo"];
+    const refused = await spawnCli(["chat", ...remote, "hi"]).exited;
+    expect(refused).toMatchObject({
+      code: 64,
+      stdout: "",
+      stderr: "stopstream: not sending the key in OPENAI_API_KEY over plain http to another " +
+        "machine (anything on the way could read it): use an https URL, or pass --allow-insecure\n",
+    });
+    expect(faults.stats(id).requests).toBe(0);
+    const allowed = await spawnCli(["chat", ...remote, "--allow-insecure", "hi"]).exited;
+    expect(allowed.code).toBe(0);
+    expect(faults.stats(id).requests).toBe(1);
+    const seen = server.requests().find((r) => r.path.startsWith(`/t/${id}/`));
+    expect(seen?.headers.get("authorization")).toBe("Bearer test-key");
+  });
+
   test("a key passed as a flag is refused without being echoed", async () => {
     for (const args of [["--api-key=sk-secret-1"], ["--api-key-env", "sk-secret-1"]]) {
       const { code, stderr } = await spawnCli(["chat", "--demo", ...args, "hi"]).exited;

@@ -9,6 +9,7 @@ import {
 } from "../../src/apps/cli/format.ts";
 import { type Output, Renderer, type RenderOptions } from "../../src/apps/cli/render.ts";
 import { runChat } from "../../src/apps/cli/chat.ts";
+import { looksLikeKey } from "../../src/apps/cli/key_safety.ts";
 import { buildBody } from "../../src/apps/cli/request.ts";
 import {
   APIStatusError,
@@ -91,6 +92,32 @@ describe("stopstream chat flags", () => {
     expect(parseChatArgs(["--version"])).toMatchObject({ version: true, help: false });
     expect(parseChatArgs(["-v"]).version).toBe(true);
     expect(parseChatArgs(["-h"])).toMatchObject({ help: true, version: false });
+  });
+
+  test("values that look like keys are told from the values flags take", () => {
+    const keys = [
+      "sk-proj-Zq8vK2mN4pL7xR1tY6wB3cD9",
+      "sk-ant-api03-AbCdEfGh",
+      "gsk_Zq8vK2mN4pL7",
+      "AIzaSyZq8vK2mN4pL7",
+      "hf_Zq8vK2mN4pLx",
+      "3f9a1c0b7e2d4a6f8b5c1e0d9a7b3c2f",
+      "https://host.example/v1?key=sk-or-v1-Zq8vK2mN",
+    ];
+    const values = [
+      "openai-chat",
+      "anthropic-messages",
+      "30s",
+      "500ms",
+      "100",
+      "gpt-4o-mini",
+      "api.openai.com/v1",
+      "ftp://x",
+      "sk-...",
+      "a-very-long-protocol-name",
+    ];
+    expect(keys.filter((key) => !looksLikeKey(key))).toEqual([]);
+    expect(values.filter(looksLikeKey)).toEqual([]);
   });
 
   test("builds each protocol's request body", () => {

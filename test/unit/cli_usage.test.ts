@@ -52,3 +52,43 @@ describe("stopstream usage", () => {
     }
   });
 });
+
+describe("keys pasted into the wrong flag", () => {
+  /** An OpenAI-style key and a bare one (Azure's 32 hex digits). */
+  const KEYS = ["sk-proj-Zq8vK2mN4pL7xR1tY6wB3cD9", "3f9a1c0b7e2d4a6f8b5c1e0d9a7b3c2f"];
+  /** Every 8 characters of `key` in a row: none may reach the terminal. */
+  const pieces = (key: string) =>
+    Array.from({ length: key.length - 7 }, (_, i) => key.slice(i, i + 8));
+
+  test.each(["--base-url", "--protocol", "--max-retries", "--idle-timeout"])(
+    "%s with a key for its value: one line naming the flag, exit 64, no piece of the key",
+    async (flag) => {
+      for (const key of KEYS) {
+        const argv = flag === "--base-url" ? ["chat", flag, key, "--model", "m", "hi"] : [
+          "chat",
+          "--demo",
+          flag,
+          key,
+          "hi",
+        ];
+        const { code, stdout, stderr } = await spawnCli(argv).exited;
+        expect(code).toBe(64);
+        expect(stdout).toBe("");
+        expect(stderr.split("\n")).toEqual([expect.stringContaining(flag), ""]);
+        expect(stderr).toContain("looks like an API key, so it is not shown");
+        for (const piece of pieces(key)) expect(stderr).not.toContain(piece);
+      }
+    },
+  );
+
+  test("a key typed as an option, or after a flag as an option, is not echoed either", async () => {
+    const [key] = KEYS as [string];
+    for (
+      const argv of [["chat", "--demo", `--${key}`, "hi"], ["chat", "--demo", "--model", `-${key}`]]
+    ) {
+      const { code, stderr } = await spawnCli(argv).exited;
+      expect(code).toBe(64);
+      for (const piece of pieces(key)) expect(stderr).not.toContain(piece);
+    }
+  });
+});

@@ -79,6 +79,8 @@ describe("routes", () => {
     expect(page.headers.get("x-content-type-options")).toBe("nosniff");
     const client = await worker.fetch("http://relay.test/stopstream.js");
     expect(client.headers.get("content-type")).toContain("javascript");
+    // A page elsewhere can import it (docs/runtimes.md): module scripts are fetched with CORS.
+    expect(client.headers.get("access-control-allow-origin")).toBe("*");
     expect(await client.text()).toMatch(/export\s*\{[^}]*streamChat/);
   });
 

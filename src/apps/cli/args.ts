@@ -4,6 +4,7 @@ import { MAX_TIMER_MS } from "../../core/constants.ts";
 import { parseArgs } from "node:util";
 import { closestName } from "../../core/option_keys.ts";
 import type { ProtocolName } from "../../core/chat_options.ts";
+import { got, looksLikeKey, withoutKeys } from "./key_safety.ts";
 import { PROTOCOL_DEFAULTS } from "./request.ts";
 
 const PROTOCOL_NAMES = Object.keys(PROTOCOL_DEFAULTS);
@@ -29,6 +30,7 @@ Options:
   --system TEXT        system prompt
   --max-retries N      retries after the first attempt (default: 2)
   --idle-timeout T     longest silence mid-stream before reconnecting: 30, 30s, 500ms, 2m
+  --allow-insecure     send the API key over plain http to a host that is not this machine
   --json               print the final result as JSON on stdout instead of streaming text
   --no-reasoning       do not show the model's reasoning
   --demo               use the built-in demo model on a loopback port (no account, no network)
@@ -48,20 +50,29 @@ Options:
   -h, --help         show this help
   -v, --version      print the version
 
-Try it with no account: stopstream chat --demo "hello"`;
+Try it with no account: npx stopstream chat --demo "hello"`;
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m)?$/;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
 
 export function parseChatArgs(argv: readonly string[]) {
+  try {
+    return parseValidArgs(argv);
+  } catch (error) {
+    // The messages below never quote a value that looks like a key; this also covers the ones
+    // they do not foresee.
+    if (error instanceof UsageError) throw new UsageError(withoutKeys(error.message, argv));
+    throw error;
+  }
+}
+
+function parseValidArgs(argv: readonly string[]) {
   rejectKeyFlags(argv);
   const { values, positionals } = parseFlags(argv);
   const protocol = values.protocol ?? "openai-chat";
   if (!PROTOCOL_NAMES.includes(protocol)) {
-    throw new UsageError(
-      `--protocol must be one of ${PROTOCOL_NAMES.join(", ")}, got "${protocol}"`,
-    );
+    throw new UsageError(`--protocol must be one of ${PROTOCOL_NAMES.join(", ")}${got(protocol)}`);
   }
   const apiKeyEnv = values["api-key-env"];
   if (apiKeyEnv !== undefined && !ENV_NAME.test(apiKeyEnv)) {
@@ -73,7 +84,7 @@ export function parseChatArgs(argv: readonly string[]) {
   }
   const baseURL = values["base-url"];
   if (baseURL !== undefined && !isHttpURL(baseURL)) {
-    throw new UsageError(`--base-url must be an http(s) URL, got "${baseURL}"`);
+    throw new UsageError(`--base-url must be an http(s) URL${got(baseURL)}`);
   }
   const demo = values.demo ?? false;
   if (demo && baseURL !== undefined) {
@@ -92,7 +103,7 @@ export function parseChatArgs(argv: readonly string[]) {
   }
   const maxRetries = values["max-retries"];
   if (maxRetries !== undefined && (!/^\d+$/.test(maxRetries) || Number(maxRetries) > 100)) {
-    throw new UsageError(`--max-retries must be an integer from 0 to 100, got "${maxRetries}"`);
+    throw new UsageError(`--max-retries must be an integer from 0 to 100${got(maxRetries)}`);
   }
   return {
     prompt: positionals.length > 0 ? positionals.join(" ") : undefined,
@@ -105,6 +116,7 @@ export function parseChatArgs(argv: readonly string[]) {
     idleTimeoutMs: values["idle-timeout"] === undefined
       ? undefined
       : parseDuration("--idle-timeout", values["idle-timeout"]),
+    allowInsecure: values["allow-insecure"] ?? false,
     json: values.json ?? false,
     reasoning: !(values["no-reasoning"] ?? false),
     demo,
@@ -122,6 +134,7 @@ const FLAGS = {
   "system": { type: "string" },
   "max-retries": { type: "string" },
   "idle-timeout": { type: "string" },
+  "allow-insecure": { type: "boolean" },
   "json": { type: "boolean" },
   // Node 20's parseArgs has no `allowNegative`, so the negation is a flag of its own.
   "no-reasoning": { type: "boolean" },
@@ -142,6 +155,7 @@ function parseFlags(argv: readonly string[]) {
     const flag = token.rawName;
     const spec = (FLAGS as Record<string, { type: string }>)[token.name];
     if (spec === undefined) {
+      if (looksLikeKey(flag)) throw new UsageError(`unknown option${got(flag, "it")}`);
       const near = closestName(token.name, Object.keys(FLAGS));
       throw new UsageError(`unknown option ${flag}${near ? `; did you mean --${near}?` : ""}`);
     }
@@ -152,6 +166,9 @@ function parseFlags(argv: readonly string[]) {
       throw new UsageError(`${flag} needs a value`);
     }
     if (spec.type === "string" && !token.inlineValue && token.value?.startsWith("-")) {
+      if (looksLikeKey(token.value)) {
+        throw new UsageError(`${flag} needs a value${got(token.value)}`);
+      }
       throw new UsageError(
         `${flag} needs a value, not the option ${token.value} (write ${flag}=${token.value} ` +
           "for a value that starts with -)",
@@ -184,7 +201,7 @@ export function parseDuration(flag: string, text: string): number {
   const match = DURATION.exec(text.trim());
   const ms = match === null ? Number.NaN : Number(match[1]) * UNIT_MS[match[2] ?? "s"]!;
   if (!(ms >= 1 && ms <= MAX_TIMER_MS)) {
-    throw new UsageError(`${flag} must be a duration like 30, 30s, 500ms or 2m, got "${text}"`);
+    throw new UsageError(`${flag} must be a duration like 30, 30s, 500ms or 2m${got(text)}`);
   }
   return Math.round(ms);
 }

@@ -10,6 +10,7 @@ import {
 import { createDemoUpstream } from "../demo/upstream.ts";
 import type { ChatArgs } from "./args.ts";
 import { resultJSON } from "./format.ts";
+import { isInsecure, isLoopback } from "./key_safety.ts";
 import { type Output, Renderer } from "./render.ts";
 import { buildBody, PROTOCOL_DEFAULTS } from "./request.ts";
 import { type LoopbackServer, serveLoopback } from "./serve.ts";
@@ -66,13 +67,23 @@ export async function runChat(args: ChatArgs, io: ChatIO): Promise<number> {
     apiKey = io.env[keyEnv]?.trim() || undefined;
     // A local server (the relay under `npm start`, Ollama, llama.cpp) rarely wants a key; a
     // variable named explicitly with --api-key-env is always required.
-    const optional = args.apiKeyEnv === undefined && isLoopback(args.baseURL);
+    const baseURL = args.baseURL === undefined ? undefined : new URL(args.baseURL);
+    const optional = args.apiKeyEnv === undefined && baseURL !== undefined && isLoopback(baseURL);
     if (apiKey === undefined && !optional) {
       say(
         `no API key: set the environment variable ${keyEnv}` +
           (args.apiKeyEnv === undefined ? " (or name another one with --api-key-env NAME)" : ""),
       );
       return EXIT.config;
+    }
+    if (
+      apiKey !== undefined && baseURL !== undefined && isInsecure(baseURL) && !args.allowInsecure
+    ) {
+      say(
+        `not sending the key in ${keyEnv} over plain http to another machine (anything on the ` +
+          "way could read it): use an https URL, or pass --allow-insecure",
+      );
+      return EXIT.usage;
     }
   }
   const server = args.demo ? await startDemo() : undefined;
@@ -165,12 +176,6 @@ async function stream(args: ChatArgs, io: ChatIO, options: StreamChatOptions): P
   } finally {
     view.dispose();
   }
-}
-
-function isLoopback(baseURL: string | undefined): boolean {
-  if (baseURL === undefined) return false;
-  const host = new URL(baseURL).hostname;
-  return host === "localhost" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 /** Resolves once a full `out` drains, or when `signal` aborts. */

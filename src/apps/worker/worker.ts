@@ -36,10 +36,12 @@ export function createWorkerApp(env: RelayEnv): Hono {
       "x-content-type-options": "nosniff",
       "referrer-policy": "no-referrer",
     }));
+  // Public code, and a page on another origin may import it (docs/runtimes.md, "In a browser").
   app.get("/stopstream.js", (c) =>
     c.body(browserClient, 200, {
       "content-type": "text/javascript; charset=utf-8",
       "cache-control": "no-cache",
+      "access-control-allow-origin": "*",
     }));
   const relay = buildRelay(env);
   if (typeof relay === "string") {
