@@ -40,6 +40,10 @@ const PRINTS: Record<string, RegExp[]> = {
     /^: open attempt=3 status=200 t=\d+$/m,
     /^: upstream index=0 attempts=3$/m,
   ],
+  "docs/relay.md#Which upstream answered": [
+    /^x-stopstream-attempts: 1$/m,
+    /^: upstream index=0 attempts=2$/m,
+  ],
   "docs/relay.md#Resumable streams": [
     /read up to event 3, then the connection dropped/,
     /^id: 4\n[\s\S]*^id: 5\n[\s\S]*^id: 6\n/m,
