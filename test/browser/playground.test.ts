@@ -2,6 +2,8 @@
 // under `npm start` (the demo model, resumable streams), streams with the browser build of
 // stopstream, and draws each call's timeline from what the relay narrates. Every check waits for
 // a state of the page, never for time to pass.
+import { mkdir } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import {
@@ -11,6 +13,56 @@ import {
   launchChromium,
 } from "../support/chromium.ts";
 import { type StartedRelay, startRelay } from "../support/npm_start.ts";
+
+/** Where the layout checks write what they saw (not committed). */
+const SHOTS = fileURLToPath(new URL("../../.tmp/browser/playground/", import.meta.url));
+
+/**
+ * Runs in the page: what spills out of the column or overlaps on the timeline, as it is drawn
+ * (real boxes, not the script's estimate of a label's width). `[]` when nothing does.
+ */
+function layoutProblems(): string[] {
+  const problems: string[] = [];
+  const page = document.documentElement;
+  if (page.scrollWidth > page.clientWidth) {
+    problems.push(`the page scrolls sideways: ${page.scrollWidth} px wide in ${page.clientWidth}`);
+  }
+  const body = document.body.getBoundingClientRect();
+  const right = body.right - parseFloat(getComputedStyle(document.body).paddingRight);
+  for (const el of document.body.querySelectorAll("*")) {
+    const box = el.getBoundingClientRect();
+    if (box.width > 0 && box.right > right + 0.5) {
+      problems.push(
+        `<${el.localName}${el.id ? `#${el.id}` : ""}> ends at ${box.right} px, ` +
+          `past the column's ${right} px`,
+      );
+    }
+  }
+  const across = (a: DOMRect, b: DOMRect): boolean =>
+    a.left < b.right - 0.5 && b.left < a.right - 0.5;
+  for (const row of document.querySelectorAll<HTMLElement>(".tl-row, .tl-axis")) {
+    const box = row.getBoundingClientRect();
+    const items = [...row.querySelectorAll<HTMLElement>(".tl-item")].filter((el) => !el.hidden);
+    const texts = [...row.querySelectorAll<HTMLElement>(".tl-label, .tl-axis > span")]
+      .map((el) => [el, el.getBoundingClientRect()] as const)
+      .filter(([el, r]) => r.width > 0 && el.textContent !== "");
+    for (const [el, r] of texts) {
+      const name = `${row.dataset.row ?? "axis"}: "${el.textContent}"`;
+      if (r.left < box.left - 0.5 || r.right > box.right + 0.5) {
+        problems.push(`${name} leaves its row (${r.left}–${r.right} in ${box.left}–${box.right})`);
+      }
+      for (const bar of items) {
+        if (!bar.contains(el) && across(r, bar.getBoundingClientRect())) {
+          problems.push(`${name} covers the bar "${bar.title}"`);
+        }
+      }
+      for (const [other, o] of texts) {
+        if (other !== el && across(r, o)) problems.push(`${name} overlaps "${other.textContent}"`);
+      }
+    }
+  }
+  return problems;
+}
 
 if (!hasChromium()) {
   console.warn(
@@ -41,16 +93,21 @@ describe.skipIf(!hasChromium())("the relay playground in headless Chromium", () 
   });
 
   /** A page of its own (a fresh context: its own sessionStorage) at `path`. */
-  async function open(path = "/", shared?: BrowserContext): Promise<Page> {
-    if (shared === undefined) context = await browser.newContext();
+  async function open(path = "/", shared?: BrowserContext, width = 1280): Promise<Page> {
+    if (shared === undefined) {
+      context = await browser.newContext({
+        viewport: { width, height: 900 },
+        colorScheme: "light",
+      });
+    }
     const page = await (shared ?? context).newPage();
     page.on("pageerror", (error) => pageErrors.push(String(error)));
     await page.goto(`${relay.url}${path}`);
     return page;
   }
 
-  async function send(prompt: string, fault: string): Promise<Page> {
-    const page = await open();
+  async function send(prompt: string, fault: string, width?: number): Promise<Page> {
+    const page = await open("/", undefined, width);
     await page.fill("#prompt", prompt);
     await page.selectOption("#fault", fault);
     await page.click("#send");
@@ -112,8 +169,9 @@ describe.skipIf(!hasChromium())("the relay playground in headless Chromium", () 
     const page = await send("Hello from Chromium", "");
     await page.waitForSelector('#status[data-state="done"]');
     expect(await text(page, "#answer")).toMatch(/^You said: "Hello from Chromium"\./);
+    // Not "done (stop)": the model's finish reason, in words that cannot be read as the button.
     expect(await text(page, "#status")).toMatch(
-      /done \(stop\) · attempt 1 \(relay upstream requests: 1\) · first token \d+ ms · tokens \d+/,
+      /^done: the model finished its answer · relay → model: 1 request · page → relay: 1 request · first token \d+ ms · \d+ tokens$/,
     );
     const request = '.tl-item[data-kind="attempt"][data-attempt="1"]';
     expect(await page.getAttribute(request, "data-outcome")).toBe("200");
@@ -139,7 +197,7 @@ describe.skipIf(!hasChromium())("the relay playground in headless Chromium", () 
     expect(await label(page, '.tl-item[data-kind="wait"]')).toMatch(/^backoff · waited \d+ ms$/);
     const second = '.tl-item[data-kind="attempt"][data-attempt="2"]';
     expect(await page.getAttribute(second, "data-outcome")).toBe("200");
-    expect(await text(page, "#status")).toContain("relay upstream requests: 2");
+    expect(await text(page, "#status")).toContain("relay → model: 2 requests");
     expect(await text(page, "#log")).toMatch(
       /ms {2}relay: request 1 503; backoff, request 2 in \d+ ms/,
     );
@@ -171,6 +229,16 @@ describe.skipIf(!hasChromium())("the relay playground in headless Chromium", () 
     const failed = await loggedAt(page, /request 1 429; Retry-After 1 s/);
     const answered = await loggedAt(page, /request 2 to the model answered 200/);
     expect(answered - failed).toBeGreaterThanOrEqual(1000);
+    // The status went out before request 2 (the relay's first comment commits it): its header
+    // counts the requests made by then, the comment before the first content the final count.
+    const log = await text(page, "#log");
+    expect(log).toMatch(
+      /ms {2}page: the relay answered 200; x-stopstream-attempts: 1 \(requests to the model before it sent the status\)\n/,
+    );
+    expect(log).toMatch(
+      /ms {2}relay: the answer came after 2 requests to the model \(x-stopstream-attempts, sent with the status, said 1\)\n/,
+    );
+    expect(await text(page, "#status")).toContain("relay → model: 2 requests");
   });
 
   test("a stall before the first token: request 1 is called stalled and closed, request 2 answers", async () => {
@@ -197,6 +265,11 @@ describe.skipIf(!hasChromium())("the relay playground in headless Chromium", () 
     expect(await page.isDisabled("#stop")).toBe(true);
     expect(await page.isEnabled("#send")).toBe(true);
     expect(await text(page, "#log")).toContain("stopped: the request was aborted");
+    expect(await text(page, "#status")).toMatch(/^stopped by you · /);
+    // The page's own Stop closed its connection: grey, "stopped", not a red cut.
+    const post = '.tl-item[data-connection="request"]';
+    expect(await page.getAttribute(post, "data-state")).toBe("stopped");
+    expect(await label(page, post)).toBe("POST → 200 · stopped by you");
     expect(await label(page, '.tl-item[data-kind="end"]')).toMatch(/^stopped \d+ ms$/);
     await page.waitForSelector('.tl-item[data-kind="cancel"][data-state="ok"]');
     expect(await label(page, '.tl-item[data-kind="cancel"]')).toBe(
@@ -210,7 +283,10 @@ describe.skipIf(!hasChromium())("the relay playground in headless Chromium", () 
     const page = await send("Drop me, then resume", fault);
     await page.waitForSelector('#status[data-state="done"]');
     expect(await text(page, "#answer")).toBe(await undisturbed("Drop me, then resume", "words=60"));
-    expect(await text(page, "#status")).toMatch(/· resumed 1× \(gap \d+ ms\)$/);
+    // The page's two requests (the POST, the resume) are not the relay's one request to the model.
+    expect(await text(page, "#status")).toMatch(
+      /· relay → model: 1 request · page → relay: 2 requests · .* · resumed 1× \(gap \d+ ms\)$/,
+    );
     const gap = '.tl-item[data-kind="gap"][data-after="8"]';
     expect(await label(page, gap)).toMatch(/^gap \d+ ms$/);
     expect(await page.getAttribute(gap, "data-state")).toBe("ok");
@@ -269,14 +345,62 @@ describe.skipIf(!hasChromium())("the relay playground in headless Chromium", () 
     expect((await text(page, "#answer")).length).toBeGreaterThan(0);
     expect(await text(page, "#status")).toContain("incomplete answer");
     expect(await label(page, '.tl-item[data-kind="end"]')).toMatch(/^incomplete answer \d+ ms$/);
-    // The error's own sentence, once: no chain of every hop's messages.
+    // The relay's own sentence, once: not the client's "the provider reported an error" (to the
+    // page the relay is the provider), no chain of every hop's messages.
     const log = await text(page, "#log");
     expect(log).toContain(
-      "stopstream: the provider reported an error after part of the answer had arrived; that " +
-        "part is kept, and sending the request again gets a complete answer",
+      "the relay ended the stream: The connection to the upstream was lost after part of the " +
+        "answer was sent; send the request again.",
     );
-    expect(log.match(/stopstream:/g)).toHaveLength(1);
+    expect(log).not.toContain("reported an error");
+    expect(log.match(/ended the stream/g)).toHaveLength(1);
   });
+
+  test("the model stalls mid-answer: the page says it went silent, not that it reported an error", async () => {
+    const page = await send("Stall in the middle", "stall-after=6,stall-ms=5000");
+    await page.waitForSelector('#status[data-state="error"]');
+    expect(await text(page, "#status")).toMatch(/^incomplete answer · /);
+    const log = await text(page, "#log");
+    expect(log).toContain(
+      "the relay ended the stream: The upstream went silent for 2000 ms after part of the answer " +
+        "was sent; send the request again.",
+    );
+    expect(log).not.toContain("reported an error");
+  });
+
+  for (const width of [390, 1280]) {
+    test(`at ${width} px the page fits its width and no label of the timeline covers another or a bar`, async () => {
+      await mkdir(SHOTS, { recursive: true });
+      const idle = await open("/", undefined, width);
+      await idle.click("details summary");
+      await idle.screenshot({ path: `${SHOTS}idle-${width}.png`, fullPage: true });
+      expect(await idle.evaluate(layoutProblems), `the idle page at ${width} px`).toEqual([]);
+      await idle.context().close();
+      const runs: Array<[string, string, (page: Page) => Promise<unknown>]> = [
+        ["retries", "attempt1=status:503,attempt2=status:429;retry-after:1", async (page) => {
+          await page.waitForSelector('#status[data-state="done"]');
+        }],
+        ["resumed", "caller-drop-after=8,words=60", async (page) => {
+          await page.waitForSelector('#status[data-state="done"]');
+        }],
+        ["stopped", "words=200", async (page) => {
+          await waitForWords(page, 5);
+          await page.click("#stop");
+          await page.waitForSelector('.tl-item[data-kind="cancel"][data-state="ok"]');
+        }],
+        ["stalled", "stall-after=6,stall-ms=5000", async (page) => {
+          await page.waitForSelector('#status[data-state="error"]');
+        }],
+      ];
+      for (const [name, fault, end] of runs) {
+        const page = await send("What is stopstream for?", fault, width);
+        await end(page);
+        await page.screenshot({ path: `${SHOTS}${name}-${width}.png`, fullPage: true });
+        expect(await page.evaluate(layoutProblems), `"${name}" at ${width} px`).toEqual([]);
+        await page.context().close();
+      }
+    });
+  }
 
   test("the page says what each fault shows", async () => {
     const page = await open();

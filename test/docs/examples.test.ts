@@ -51,6 +51,10 @@ const PRINTS: Record<string, RegExp[]> = {
     /^200 demo\n/m,
     /^503 attempt 1, then 200$/m,
   ],
+  "docs/relay.md#Which upstream answered": [
+    /^x-stopstream-attempts: 1$/m,
+    /^: upstream index=0 attempts=2$/m,
+  ],
   "docs/relay.md#Resumable streams": [
     /read up to event 3, then the connection dropped/,
     /^id: 4\n[\s\S]*^id: 5\n[\s\S]*^id: 6\n/m,

@@ -1,6 +1,7 @@
 // The playground page served at `GET /`, as strings: Workers cannot read files at runtime.
 
 import { FETCH_SCRIPT } from "./playground_fetch.ts";
+import { LAYOUT_SCRIPT } from "./playground_layout.ts";
 import { PAGE_SCRIPT } from "./playground_script.ts";
 import { TIMELINE_SCRIPT } from "./playground_timeline.ts";
 
@@ -23,7 +24,9 @@ const FAULTS: ReadonlyArray<readonly [string, string, string]> = [
     "429 first, Retry-After 1 s",
     "attempt1=status:429;retry-after:1",
     "Request 1 gets a 429 asking to retry after 1 s: the timeline counts that second down, " +
-    "then request 2 answers. The answer arrives whole.",
+    "then request 2 answers. The answer arrives whole. The status went out during the wait, so " +
+    "x-stopstream-attempts (requests before the status was sent) says 1; the relay's comment " +
+    "before the answer says 2.",
   ],
   [
     "503, then 429 with Retry-After 1 s",
@@ -79,9 +82,11 @@ textarea { width: 100%; box-sizing: border-box; font: inherit; padding: 0.5rem; 
 button { font: inherit; padding: 0.35rem 1.1rem; border-radius: 6px; border: 1px solid var(--muted); cursor: pointer; }
 button#send { background: var(--accent); color: white; border-color: var(--accent); }
 button:disabled { opacity: 0.45; cursor: default; }
-select, input { font: inherit; padding: 0.25rem; }
+select, input { font: inherit; padding: 0.25rem; max-width: 100%; box-sizing: border-box; }
+.row > label { max-width: 100%; }
 #fault-help { margin: 0; font-size: 13px; color: var(--muted); }
 details { font-size: 13px; color: var(--muted); } details dt { font-weight: 600; } details dd { margin: 0 0 0.3rem 1rem; }
+#status, #log, #stream-row { overflow-wrap: anywhere; }
 #status { font: 13px ui-monospace, monospace; padding: 0.4rem 0.6rem; border-radius: 6px; background: rgba(127,127,127,0.12); }
 #status[data-state="error"] { background: rgba(220,50,50,0.15); } #status[data-state="done"] { background: rgba(40,160,80,0.15); }
 #stream-row { font-size: 13px; color: var(--muted); margin-top: 0.3rem; }
@@ -89,17 +94,24 @@ details { font-size: 13px; color: var(--muted); } details dt { font-weight: 600;
 #timeline:empty { display: none; }
 .tl-row { position: relative; height: 22px; margin: 3px 0 3px 8rem; background: rgba(127,127,127,0.08); border-radius: 3px; }
 .tl-row::before { content: attr(data-label); position: absolute; right: 100%; width: 7.6rem; margin-right: 0.4rem; text-align: right; color: var(--muted); line-height: 22px; }
-.tl-item { position: absolute; top: 2px; bottom: 2px; min-width: 2px; border-radius: 3px; white-space: nowrap; box-sizing: border-box; padding: 0 4px; color: white; background: #7d8aa0; }
+.tl-item { position: absolute; top: 2px; bottom: 2px; min-width: 2px; border-radius: 3px; white-space: nowrap; box-sizing: border-box; color: white; background: #7d8aa0; }
+.tl-item[data-label="inside"] .tl-label { padding: 0 4px; }
 .tl-item[data-label="after"] .tl-label { position: absolute; left: calc(100% + 4px); color: var(--fg); }
 .tl-item[data-label="before"] .tl-label { position: absolute; right: calc(100% + 4px); color: var(--fg); }
+.tl-item[data-label="none"] .tl-label { display: none; }
+.tl-probe { position: absolute; left: 0; top: 0; visibility: hidden; white-space: pre; }
 .tl-item[data-state="ok"] { background: var(--accent); } .tl-item[data-state="error"], .tl-item[data-state="incomplete"], .tl-item[data-state="failed"] { background: #d64545; }
 .tl-item[data-state="stopped"] { background: #8a8f98; }
 .tl-item[data-kind="wait"] { background: repeating-linear-gradient(45deg, #e0a030 0 6px, #ebbb60 6px 12px); color: #222; }
 .tl-item[data-kind="answer"][data-state="ok"], .tl-item[data-kind="answer"][data-state="running"] { background: #2a9d55; }
 .tl-item[data-kind="gap"] { background: repeating-linear-gradient(45deg, #d64545 0 5px, #f0a0a0 5px 10px); color: #222; }
-.tl-item[data-kind="end"], .tl-item[data-kind="cancel"] { padding: 0; top: -1px; bottom: -1px; background: var(--fg); }
+.tl-item[data-kind="end"], .tl-item[data-kind="cancel"] { top: -1px; bottom: -1px; background: var(--fg); }
 .tl-axis { position: relative; height: 16px; margin-left: 8rem; color: var(--muted); font-size: 10px; }
 .tl-axis span { position: absolute; border-left: 1px solid var(--muted); padding-left: 2px; white-space: nowrap; }
+@media (max-width: 600px) {
+  .tl-row, .tl-axis { margin-left: 0; } .tl-row { margin-top: 18px; }
+  .tl-row::before { right: auto; left: 0; bottom: 100%; width: auto; margin: 0; text-align: left; line-height: 16px; }
+}
 #reasoning { color: var(--muted); font-style: italic; white-space: pre-wrap; }
 #answer { white-space: pre-wrap; min-height: 3rem; border-left: 3px solid var(--accent); padding-left: 0.8rem; }
 #tools { font: 13px ui-monospace, monospace; white-space: pre-wrap; }
@@ -110,8 +122,9 @@ section:has(> div:empty:last-child) { display: none; }
 
 const SCRIPT = `
 import {
-  isAPIStatusError, isInterruptedError, isPartialStreamError, streamChat,
+  isAPIStatusError, isInterruptedError, isPartialStreamError, isUpstreamStreamError, streamChat,
 } from "./stopstream.js";
+${LAYOUT_SCRIPT}
 ${TIMELINE_SCRIPT}
 ${FETCH_SCRIPT}
 ${PAGE_SCRIPT}`;

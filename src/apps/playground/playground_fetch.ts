@@ -4,7 +4,7 @@
 // stream by id is the same client, its request turned into `GET /v1/streams/{id}`.
 
 export const FETCH_SCRIPT: string = String.raw`
-const NOTE_KINDS = new Set(["open", "retry", "resume", "fallback"]);
+const NOTE_KINDS = new Set(["open", "retry", "resume", "fallback", "upstream"]);
 
 /** "retry attempt=2 delay_ms=1000 reason=503 t=4" → { kind: "retry", attempt: "2", … } */
 function parseNote(text) {
@@ -25,21 +25,31 @@ function drawConnection(timeline, kind, after) {
     mark: kind === "cancel",
     text: (now, self) => name + (self.data.status ? " → " + self.data.status : "") +
       (self.data.how ? " · " + self.data.how : ""),
-    short: (now, self) => name.split(" (")[0] + (self.state === "error" ? " ✕" : ""),
+    short: (now, self) => [name.split(" (")[0] + (self.state === "error" ? " ✕" : ""),
+      name.split(" ")[0]],
   });
   item.el.dataset.connection = kind;
   return item;
 }
 
+/** How a connection ended that did not end on its own: the page's Stop is not a failure. */
+function closeConnection(timeline, connection, stop, how) {
+  const stopped = stop !== undefined && stop.aborted;
+  connection.data.how = stopped ? "stopped by you" : how;
+  timeline.close(connection, timeline.now(), stopped ? "stopped" : "error");
+}
+
 /** body, passed on unchanged; its progress comments and how it ended go on the timeline. */
-function observeBody(body, timeline, connection) {
+function observeBody(body, timeline, connection, stop) {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let pending = "";
   let ended = false; // [DONE] or an error event: the stream's own end
   const end = (how) => {
-    connection.data.how = how;
-    timeline.close(connection, timeline.now(), how === "ended" ? "ok" : "error");
+    if (ended) {
+      connection.data.how = "ended";
+      timeline.close(connection, timeline.now(), "ok");
+    } else closeConnection(timeline, connection, stop, how);
   };
   return new ReadableStream({
     async pull(controller) {
@@ -51,7 +61,7 @@ function observeBody(body, timeline, connection) {
         return controller.error(error);
       }
       if (step.done) {
-        end(ended ? "ended" : "cut before its end");
+        end("cut before its end");
         return controller.close();
       }
       pending += decoder.decode(step.value, { stream: true });
@@ -72,8 +82,8 @@ function observeBody(body, timeline, connection) {
   });
 }
 
-/** follow: the id of a stream to follow instead of sending the request. */
-function observedFetch(timeline, follow) {
+/** follow: the id of a stream to follow instead of sending the request; stop: the Stop button's. */
+function observedFetch(timeline, follow, stop) {
   return async (input, init = {}) => {
     const url = new URL(typeof input === "string" ? input : input.url, location.href);
     const method = (init.method || "GET").toUpperCase();
@@ -85,14 +95,15 @@ function observedFetch(timeline, follow) {
       headers.delete("content-type");
       init = { method: "GET", headers, signal: init.signal, redirect: init.redirect };
     }
+    // The cancel is sent because of Stop: its own failure is a failure.
+    const stopSignal = kind === "cancel" ? undefined : stop;
     const after = new Headers(init.headers).get("last-event-id");
     const connection = drawConnection(timeline, kind, after);
     let response;
     try {
       response = await fetch(input, init);
     } catch (error) {
-      connection.data.how = "failed";
-      timeline.close(connection, timeline.now(), "error");
+      closeConnection(timeline, connection, stopSignal, "failed");
       throw error;
     }
     connection.data.status = String(response.status);
@@ -109,7 +120,7 @@ function observedFetch(timeline, follow) {
       timeline.close(connection, timeline.now(), "error");
       return response;
     }
-    const body = observeBody(response.body, timeline, connection);
+    const body = observeBody(response.body, timeline, connection, stopSignal);
     const { status, statusText, headers } = response;
     return new Response(body, { status, statusText, headers });
   };

@@ -9,6 +9,16 @@ const key = $("key");
 key.value = localStorage.getItem("stopstream-relay-key") || "";
 let current;
 
+/** The finish reason in words: "done (stop)" read as if the Stop button had been pressed. */
+const FINISHED = {
+  stop: "the model finished its answer",
+  length: "the answer reached its token limit",
+  tool_calls: "the model called a tool",
+  content_filter: "the provider's filter ended the answer",
+};
+
+const plural = (n, word) => n + " " + word + (n === 1 ? "" : "s");
+
 function status(state, text) {
   $("status").dataset.state = state;
   $("status").textContent = text;
@@ -36,6 +46,15 @@ function busy(running) {
   $("stop").disabled = !running;
 }
 
+/**
+ * The relay's own sentence when its error event ended the call. The client calls the server it
+ * talks to "the provider"; here that is the relay, whose sentence says what the model did.
+ */
+function relaySaid(error) {
+  const cause = isPartialStreamError(error) ? error.cause : error;
+  return isUpstreamStreamError(cause) ? cause.providerMessage : undefined;
+}
+
 /** The relay's own error code behind a failure (stream_cancelled: stopped by a cancel). */
 function relayCode(error) {
   const cause = error && error.cause !== undefined ? error.cause : error;
@@ -51,12 +70,13 @@ async function run(call) {
   current = call;
   busy(true);
   const timeline = new Timeline($("timeline"), call.follow ? "follow" : "send", log);
-  let attempt = 1, relayAttempts = "?", resumes = 0, gaps = 0;
+  // The page's requests to the relay (a resume is one) are not the relay's to the model.
+  let pageRequests = 1, resumes = 0, gaps = 0;
   const line = (state) =>
-    state + " · attempt " + attempt + " (relay upstream requests: " +
-    (timeline.maxAttempt > 1 || relayAttempts === "?" ? timeline.maxAttempt : relayAttempts) +
-    ") · first token " + (timeline.firstToken === undefined ? "–" : timeline.firstToken + " ms") +
-    " · tokens " + timeline.tokens +
+    state + " · relay → model: " + plural(timeline.upstreamRequests(), "request") +
+    " · page → relay: " + plural(pageRequests, "request") +
+    " · first token " + (timeline.firstToken === undefined ? "–" : timeline.firstToken + " ms") +
+    " · " + plural(timeline.tokens, "token") +
     (resumes > 0 ? " · resumed " + resumes + "× (gap " + gaps + " ms)" : "");
   const headers = { "x-stopstream-resumable": "true", "x-stopstream-progress": "true" };
   if (call.fault) headers["x-demo-fault"] = call.fault;
@@ -82,17 +102,18 @@ async function run(call) {
     headers,
     body,
     signal: call.controller.signal,
-    fetch: observedFetch(timeline, call.follow),
+    fetch: observedFetch(timeline, call.follow, call.controller.signal),
   });
   const tools = [];
   try {
     for await (const event of stream) {
       if (event.type === "open") {
-        attempt = event.attempt;
-        relayAttempts = event.headers["x-stopstream-attempts"] || relayAttempts;
+        pageRequests = event.attempt;
+        const attempts = event.headers["x-stopstream-attempts"];
+        if (attempts !== undefined) timeline.told(event.status, +attempts);
         const id = event.headers["x-stopstream-stream-id"];
         if (id && call.id === undefined) remember(call, id);
-        if (!id && attempt === 1) log("not resumable: this relay has no STREAMS binding");
+        if (!id && pageRequests === 1) log("not resumable: this relay has no STREAMS binding");
       } else if (event.type === "retry") {
         log(timeline.now() + " ms  page: retry " + event.attempt + " in " + event.delayMs +
           " ms after " + event.error.message);
@@ -117,7 +138,8 @@ async function run(call) {
       } else if (event.type === "usage") {
         log("usage: " + event.usage.inputTokens + " in, " + event.usage.outputTokens + " out");
       } else if (event.type === "finish") {
-        status("done", line("done (" + event.result.finishReason + ")"));
+        const reason = event.result.finishReason;
+        status("done", line("done: " + (FINISHED[reason] || "finish reason " + reason)));
         timeline.finish("done", "done");
         continue;
       }
@@ -126,7 +148,7 @@ async function run(call) {
     }
   } catch (error) {
     if (isInterruptedError(error)) {
-      status("stopped", line("stopped"));
+      status("stopped", line("stopped by you"));
       timeline.finish("stopped", "stopped");
       log("stopped: the request was aborted, the upstream stream cancelled");
     } else if (relayCode(error) === "stream_cancelled") {
@@ -139,7 +161,9 @@ async function run(call) {
       const partial = isPartialStreamError(error);
       status("error", line(partial ? "incomplete answer" : "failed"));
       timeline.finish(partial ? "incomplete" : "failed", partial ? "incomplete answer" : "failed");
-      log(error.message); // one sentence: what happened and what to do
+      const said = relaySaid(error);
+      // One sentence: what happened and what to do.
+      log(said === undefined ? error.message : "the relay ended the stream: " + said);
     }
   } finally {
     forget(call);

@@ -1,10 +1,10 @@
 // The playground's `class Timeline`, plain JavaScript in a string (no backticks, no `${`): the
 // relay's progress comments, the client's events and the page's connections on one time axis.
+// It goes after `LAYOUT_SCRIPT` in the page's module script and draws with what that defines.
 
 export const TIMELINE_SCRIPT: string = String.raw`
 const ROWS = [["requests", "relay → model"], ["waits", "relay waits"], ["answer", "answer"],
   ["page", "page ↔ relay"]];
-const CHAR_PX = 6.7; // one character of the timeline's 11px monospace font
 
 const secs = (ms) => (ms % 1000 === 0 ? ms / 1000 : (ms / 1000).toFixed(1)) + " s";
 
@@ -28,6 +28,8 @@ class Timeline {
     this.endedAt = undefined;
     this.attempts = new Map();
     this.maxAttempt = 0;
+    this.toldAttempts = undefined; // x-stopstream-attempts: requests before the status was sent
+    this.finalAttempts = undefined; // the ": upstream … attempts=" comment before the answer
     this.answer = undefined;
     this.gap = undefined;
     this.tokens = 0;
@@ -47,6 +49,7 @@ class Timeline {
     this.axis = document.createElement("div");
     this.axis.className = "tl-axis";
     root.append(this.axis);
+    this.widths = new TextWidths(root);
     this.ticker = setInterval(() => this.render(), 100);
     this.attempt(1, 0);
   }
@@ -59,7 +62,10 @@ class Timeline {
     this.onLog(String(at).padStart(6) + " ms  " + text);
   }
 
-  /** A bar (or, with mark: true, a mark) on a row; text(now, item) is its label. */
+  /**
+   * A bar (or, with mark: true, a mark) on a row. text(now, item) is its label, short(now, item)
+   * shorter ones, longest first, for when it does not fit.
+   */
   add(row, kind, start, fields) {
     const el = document.createElement("div");
     el.className = "tl-item";
@@ -68,8 +74,8 @@ class Timeline {
     label.className = "tl-label";
     el.append(label);
     this.rows[row].append(el);
-    const item = Object.assign({ el, label, kind, start, end: undefined, state: "running",
-      data: {}, short: () => "" }, fields);
+    const item = Object.assign({ el, label, row, kind, start, end: undefined, state: "running",
+      data: {}, short: () => [] }, fields);
     this.items.push(item);
     this.render();
     return item;
@@ -88,7 +94,7 @@ class Timeline {
     item = this.add("requests", "attempt", start, {
       text: (now, self) => "#" + n + (self.data.outcome ? " " + self.data.outcome : " …") +
         (self.end !== undefined ? " · " + (self.end - self.start) + " ms" : ""),
-      short: (now, self) => "#" + n + (self.data.outcome ? " " + self.data.outcome : ""),
+      short: (now, self) => ["#" + n + (self.data.outcome ? " " + self.data.outcome : ""), "#" + n],
     });
     item.el.dataset.attempt = String(n);
     this.attempts.set(n, item);
@@ -96,8 +102,27 @@ class Timeline {
     return item;
   }
 
-  /** A progress comment from the relay: open, retry, resume or fallback. */
+  /** The response's x-stopstream-attempts: the relay's requests to the model by its status. */
+  told(status, attempts) {
+    this.toldAttempts = attempts;
+    this.log(this.now(), "page: the relay answered " + status + "; x-stopstream-attempts: " +
+      attempts + " (requests to the model before it sent the status)");
+  }
+
+  /** The relay's requests to the model so far, as far as the page was told. */
+  upstreamRequests() {
+    return Math.max(this.maxAttempt, this.toldAttempts ?? 0, this.finalAttempts ?? 0);
+  }
+
+  /** A progress comment from the relay: open, retry, resume, fallback, or upstream. */
   note(note) {
+    if (note.kind === "upstream") {
+      // Sent only when the status went out before the answer's request: the headers were early.
+      this.finalAttempts = +note.attempts;
+      return this.log(this.now(), "relay: the answer came after " + note.attempts +
+        " requests to the model" + (note.index === "0" ? "" : ", from upstream " + note.index) +
+        " (x-stopstream-attempts, sent with the status, said " + (this.toldAttempts ?? "?") + ")");
+    }
     const at = +note.t || 0; // the relay's time since the call began
     const n = +note.attempt;
     if (note.kind === "open") {
@@ -126,7 +151,7 @@ class Timeline {
           ? secs(self.end - now) + " left" : undefined;
       const wait = this.add("waits", "wait", at, {
         end: at + delay,
-        short: (now, self) => left(now, self) ?? (self.end - self.start) + " ms",
+        short: (now, self) => [left(now, self) ?? (self.end - self.start) + " ms"],
         text: (now, self) =>
           why + " · " + (left(now, self) ?? "waited " + (self.end - self.start) + " ms"),
       });
@@ -156,7 +181,7 @@ class Timeline {
     const count = (self) => (self.end === undefined ? this.tokens : self.data.tokens) - from;
     this.answer = this.add("answer", "answer", at, {
       text: (now, self) => name + " · " + count(self) + " tokens",
-      short: (now, self) => count(self) + " tokens",
+      short: (now, self) => [count(self) + " tokens", String(count(self))],
     });
   }
 
@@ -170,7 +195,7 @@ class Timeline {
     }
     this.gap = this.add("answer", "gap", at, {
       text: (now, self) => "gap " + ((self.end ?? now) - self.start) + " ms",
-      short: () => "gap",
+      short: () => ["gap"],
     });
     this.gap.el.dataset.after = lastEventId;
   }
@@ -189,7 +214,11 @@ class Timeline {
       this.answer.data.tokens = this.tokens;
       this.answer.state = state === "done" ? "ok" : state;
     }
-    const end = this.add("answer", "end", at, { mark: true, text: () => text + " " + at + " ms" });
+    const end = this.add("answer", "end", at, {
+      mark: true,
+      text: () => text + " " + at + " ms",
+      short: () => [text],
+    });
     end.state = state;
     this.log(at, text);
     this.root.dataset.state = state;
@@ -198,47 +227,7 @@ class Timeline {
   }
 
   render() {
-    const now = this.endedAt ?? this.now();
-    let span = Math.max(1000, now);
-    for (const item of this.items) span = Math.max(span, item.end ?? 0);
-    span *= 1.16; // room for the label of the end
-    const width = this.rows.requests.clientWidth || 600;
-    const px = (ms) => (ms / span) * 100 + "%";
-    for (const item of this.items) {
-      const { el, label } = item;
-      el.hidden = item.start > now;
-      if (el.hidden) continue;
-      const end = item.mark ? item.start : item.end ?? now;
-      const text = item.text(now, item);
-      el.title = text; // the whole label, whatever fits on the bar
-      el.dataset.state = item.state;
-      el.style.left = px(item.start);
-      el.style.width = item.mark ? "2px" : px(Math.max(end - item.start, 0));
-      // A label that does not fit on its bar is shortened, or else goes beside it.
-      const fits = (words) => words.length * CHAR_PX + 8 <= ((end - item.start) / span) * width;
-      const short = item.short(now, item);
-      const shown = item.mark || fits(text) || short === "" || !fits(short) ? text : short;
-      if (label.textContent !== shown) label.textContent = shown;
-      el.dataset.label = item.mark || !fits(shown)
-        ? (item.start / span > (item.mark ? 0.9 : 0.62) ? "before" : "after")
-        : "inside";
-    }
-    let step = 100;
-    for (const s of [200, 250, 500, 1000, 2000, 2500, 5000, 10000, 20000, 30000, 60000]) {
-      if (span / step > 6) step = s;
-    }
-    const ticks = [];
-    for (let t = 0; t <= span; t += step) ticks.push([t, t + " ms"]);
-    if (this.axis.dataset.ticks !== ticks.join()) {
-      this.axis.dataset.ticks = ticks.join();
-      this.axis.textContent = "";
-      for (const [t, text] of ticks) {
-        const tick = document.createElement("span");
-        tick.style.left = px(t);
-        tick.textContent = text;
-        this.axis.append(tick);
-      }
-    }
+    drawTimeline(this.items, this.rows, this.axis, this.widths, this.endedAt ?? this.now());
   }
 }
 `;
