@@ -232,7 +232,9 @@ describe("errors", () => {
       const refused = await follow(app, id, undefined, { "last-event-id": bad });
       expect(refused.status).toBe(400);
     }
-    // Past the last event of a stream still running: a client's mistake.
+    // Past the last event of a finished stream: nothing will come (204, see above); of a stream
+    // still running, a client's mistake.
+    expect((await follow(app, id, count + 1)).status).toBe(204);
     const { app: stalled } = streamsRelay("stall-after=2,stall-ms=3000");
     const running = await startResumable(stalled);
     const runningId = running.headers.get("x-stopstream-stream-id")!;
