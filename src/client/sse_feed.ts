@@ -12,6 +12,7 @@ import { EVENT_KEEPALIVE, EVENT_TERMINAL, type StreamDecoder } from "../protocol
 const BODY_START = /^\s*[[{<]/;
 const LF = 10;
 const CR = 13;
+const COLON = 58;
 // Charged per pending line beyond its characters: V8 keeps each `data:` append as a cons-string
 // node plus a string, so empty lines would grow the heap far beyond the bytes on the wire.
 const LINE_COST = 64;
@@ -111,11 +112,15 @@ export class SseFeed {
 }
 
 // What the parser buffers for the pending event: every character since the last blank line,
-// plus LINE_COST per line.
+// plus LINE_COST per line. A comment line weighs as much while it is read, and nothing once it
+// ends: the parser keeps none of it, and a server may send keep-alive comments as lines of their
+// own, with no blank line between them (the relay does).
 class EventBudget {
   readonly cap: number;
   #pending = 0;
   #partial = 0;
+  /** The line still being read began with `:`. */
+  #comment = false;
   /** The last chunk ended with CR: a LF starting the next one completes that line ending. */
   #afterCR = false;
 
@@ -131,13 +136,15 @@ class EventBudget {
       text.indexOf("\r") === -1
     ) {
       const blank = text.lastIndexOf("\n\n");
-      if (blank !== -1) return this.#count(text, blank + 2, 0, 0);
-      if (this.#partial === 0 && text.charCodeAt(0) === LF) return this.#count(text, 1, 0, 0);
+      if (blank !== -1) return this.#count(text, blank + 2, 0, 0, false);
+      if (this.#partial === 0 && text.charCodeAt(0) === LF) {
+        return this.#count(text, 1, 0, 0, false);
+      }
     }
-    this.#count(text, 0, this.#pending, this.#partial);
+    this.#count(text, 0, this.#pending, this.#partial, this.#comment);
   }
 
-  #count(text: string, i: number, pending: number, partial: number): void {
+  #count(text: string, i: number, pending: number, partial: number, comment: boolean): void {
     const length = text.length;
     if (this.#afterCR) {
       this.#afterCR = false;
@@ -145,6 +152,7 @@ class EventBudget {
     }
     let cr = text.indexOf("\r", i);
     while (i < length) {
+      if (partial === 0) comment = text.charCodeAt(i) === COLON;
       let end = text.indexOf("\n", i);
       if (cr !== -1 && cr < i) cr = text.indexOf("\r", i);
       if (cr !== -1 && (end === -1 || cr < end)) end = cr;
@@ -155,6 +163,10 @@ class EventBudget {
       }
       if (end === i && partial === 0) {
         pending = 0; // a blank line: the event is dispatched and the parser forgets it
+      } else if (comment) {
+        if (pending + end - i + LINE_COST > this.cap) throw oversized(this.cap);
+        pending -= partial; // what was counted of it while it arrived
+        partial = 0;
       } else {
         pending += end - i + LINE_COST;
         partial = 0;
@@ -169,6 +181,7 @@ class EventBudget {
     if (pending > this.cap) throw oversized(this.cap);
     this.#pending = pending;
     this.#partial = partial;
+    this.#comment = comment;
   }
 }
 

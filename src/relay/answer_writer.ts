@@ -12,8 +12,13 @@ import { describeFailure } from "./describe_failure.ts";
 import { errorEvent, type RelayFailure } from "./error_response.ts";
 import type { AnswerLabel } from "./progress.ts";
 
-/** The comment written while the caller waits: it carries no event (and no `id:`). */
-export const KEEP_ALIVE = ": keep-alive\n\n";
+/**
+ * The comment written while the caller waits: it carries no event (and no `id:`). Every comment
+ * the relay writes is one line with no blank line after it: by the SSE standard a blank line with
+ * no `data:` before it dispatches nothing, but `@microsoft/fetch-event-source` hands it to
+ * `onmessage` as a message with empty data. A comment line may begin the next event's lines.
+ */
+export const KEEP_ALIVE = ": keep-alive\n";
 /** Largest batch of already-parsed events sent as one write. */
 export const MAX_WRITE = 16 * 1024;
 /**

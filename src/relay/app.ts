@@ -3,7 +3,8 @@ import { cors } from "hono/cors";
 import { ATTEMPTS_HEADER, STREAM_ID_HEADER, UPSTREAM_HEADER } from "../core/constants.ts";
 import { requireKey } from "./auth.ts";
 import { chatRoute } from "./chat_route.ts";
-import { errorResponse, methodNotAllowed, notFound } from "./error_response.ts";
+import { errorResponse, methodNotAllowed, noStreams, notFound } from "./error_response.ts";
+import { modelsRoute } from "./models_route.ts";
 import { type RelayOptions, resolveRelayOptions } from "./options.ts";
 import { streamRoutes, type StreamsConfig } from "./streams/routes.ts";
 
@@ -43,21 +44,19 @@ export function createRelay(options: RelayOptions): Hono {
   }
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.use("/v1/*", requireKey(config.keys));
-  app.get("/v1/models", (c) => {
-    const data = config.models.map((id) => ({
-      id,
-      object: "model",
-      created: 0,
-      owned_by: "stopstream",
-    }));
-    return c.json({ object: "list", data });
-  });
+  app.get("/v1/models", modelsRoute(config));
   app.post("/v1/chat/completions", chatRoute(config, streams));
   if (streams !== undefined) app.route("/", streamRoutes(streams));
 
+  // Routes, not only `notFound`: mounted in another app (`app.route`), the relay's `notFound`
+  // is not the one that answers, and a caller would get that app's plain-text 404.
   app.all("/v1/chat/completions", (c) => methodNotAllowed(c.req.method, "POST"));
   app.all("/v1/models", (c) => methodNotAllowed(c.req.method, "GET"));
   app.all("/healthz", (c) => methodNotAllowed(c.req.method, "GET"));
+  app.all(
+    "/v1/streams/*",
+    (c) => streams === undefined ? noStreams() : notFound(c.req.method, c.req.path),
+  );
   app.notFound((c) => notFound(c.req.method, c.req.path));
   app.onError(() =>
     errorResponse({

@@ -8,7 +8,7 @@ import { ATTEMPTS_HEADER, UPSTREAM_HEADER } from "../core/constants.ts";
 import { abortOnDisconnect } from "./caller_signal.ts";
 import { toChatCompletion } from "./completion.ts";
 import { UpstreamCooldowns, type UpstreamRoute } from "./cooldown.ts";
-import { errorResponse } from "./error_response.ts";
+import { errorResponse, type RelayFailure } from "./error_response.ts";
 import { relayChat } from "./forward.ts";
 import { jsonResponse } from "./json_response.ts";
 import { collectLogprobs } from "./logprobs.ts";
@@ -23,6 +23,14 @@ import { createUpstreamFetch, forwardedHeaders, type UpstreamFetch } from "./ups
 
 /** The answer's model until an upstream names its own. */
 const UNNAMED_MODEL = "unknown";
+
+const NOT_RESUMABLE: RelayFailure = {
+  status: 400,
+  message: "This relay keeps no resumable streams (it has no `streams` storage, a Cloudflare " +
+    "Durable Object); send the request without `x-stopstream-resumable: true`.",
+  type: "invalid_request_error",
+  code: "resumable_unavailable",
+};
 
 /** What one answer needs besides the call: its id and model, how it is written. */
 interface Answer {
@@ -61,7 +69,9 @@ export function chatRoute(
       });
     }
     const streaming = body.stream === true;
-    const resumable = streams !== undefined && streaming && wantsResumable(c.req.raw.headers);
+    const resumable = streaming && wantsResumable(c.req.raw.headers);
+    // Said, not ignored: a caller who asked expects an answer that outlives its connection.
+    if (resumable && streams === undefined) return errorResponse(NOT_RESUMABLE);
     const route = cooldowns.route(usable);
     const upstream = createUpstreamFetch(config.fetch);
     const call: StreamChatOptions = {
@@ -83,7 +93,7 @@ export function chatRoute(
       includeUsage: streamOptions?.include_usage === true,
       progress: wantsProgress(c.req.raw.headers),
     };
-    if (resumable) {
+    if (resumable && streams !== undefined) {
       // The call runs in the stream's Durable Object: a caller who leaves does not stop it.
       const { response, outcomes } = await startStream(streams, c.req.raw, {
         call,

@@ -29,6 +29,17 @@ export function notFound(method: string, path: string): Response {
   });
 }
 
+/** `/v1/streams/*` of a relay without resumable streams: no stream can exist there. */
+export function noStreams(): Response {
+  return errorResponse({
+    status: 404,
+    message: "This relay keeps no resumable streams (it has no `streams` storage, a Cloudflare " +
+      "Durable Object), so it has no stream by this or any id.",
+    type: "invalid_request_error",
+    code: "stream_not_found",
+  });
+}
+
 export function methodNotAllowed(method: string, allowed: string): Response {
   return errorResponse({
     status: 405,

@@ -57,7 +57,10 @@ export interface RelayOptions {
   fetch?: RelayFetch;
   /** Caller headers passed on to upstreams, besides `anthropic-beta` and `openai-beta`. */
   forwardHeaders?: string[];
-  /** What `GET /v1/models` lists. Default: the upstreams' `model`s. */
+  /**
+   * What `GET /v1/models` lists. Default: each upstream's `model`, and for an upstream without
+   * one (it serves the model the caller names) the models it lists itself, asked on each request.
+   */
   models?: string[];
   /** Retries per upstream after its first attempt (the client's `maxRetries`). */
   maxRetries?: number;
@@ -82,7 +85,7 @@ export interface RelayOptions {
 }
 
 /** The options without a default. */
-type Unset = "fetch" | "maxRetries" | "retry" | "timeouts" | "streams";
+type Unset = "fetch" | "maxRetries" | "retry" | "timeouts" | "streams" | "models";
 
 export type ResolvedRelayOptions =
   & Required<Omit<RelayOptions, Unset | "upstreams" | "retryBudget">>
@@ -136,7 +139,12 @@ const OPTIONS = {
     "header names other than authorization, x-api-key, cookie, host and content-*",
     [],
   ),
-  models: listOf((id) => typeof id === "string" && id !== "", "non-empty strings", []),
+  models: [
+    (value) =>
+      value === undefined ||
+      (Array.isArray(value) && value.every((id) => typeof id === "string" && id !== "")),
+    "a list of non-empty strings",
+  ],
   maxRetries: anything,
   retry: anything,
   timeouts: anything,
@@ -160,7 +168,7 @@ export function resolveRelayOptions(options: RelayOptions): ResolvedRelayOptions
   if (options === null || typeof options !== "object") {
     throw new TypeError(`createRelay: expects an options object, got ${options}`);
   }
-  const checked = checkOptions<Omit<ResolvedRelayOptions, "upstreams" | "models">>(
+  const checked = checkOptions<Omit<ResolvedRelayOptions, "upstreams">>(
     options,
     OPTIONS,
     "",
@@ -173,7 +181,6 @@ export function resolveRelayOptions(options: RelayOptions): ResolvedRelayOptions
   return {
     ...checked,
     upstreams,
-    models: options.models ?? [...new Set(upstreams.flatMap((u) => u.model ?? []))],
     retryBudget: budget === false ? undefined : budget ?? createRetryBudget(),
   };
 }

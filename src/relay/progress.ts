@@ -1,5 +1,6 @@
 // Progress comments (`x-stopstream-progress: true`). A comment is a write, so the first commits
 // the status. Numbers and fixed words only, never upstream text: none can leak a key or a host.
+// Each is one line, with no blank line after it (see KEEP_ALIVE in answer_writer.ts).
 
 import { ATTEMPTS_HEADER, UPSTREAM_HEADER } from "../core/constants.ts";
 import { isAPIStatusError, isTimeoutError } from "../core/error_guards.ts";
@@ -58,7 +59,7 @@ export class ProgressEncoder extends ChunkEncoder {
   }
 
   #comment(text: string): string {
-    return `: ${text} t=${Date.now() - this.#startedAt}\n\n`;
+    return `: ${text} t=${Date.now() - this.#startedAt}\n`;
   }
 }
 
@@ -92,7 +93,7 @@ export class AnswerLabel {
     const upstream = this.#upstreamOf(this.#target);
     const attempts = this.#attempts();
     if (`${upstream} ${attempts}` === this.#told) return "";
-    return `: upstream index=${upstream} attempts=${attempts}\n\n`;
+    return `: upstream index=${upstream} attempts=${attempts}\n`;
   }
 }
 

@@ -8,8 +8,8 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { hasChromium, launchChromium } from "../support/chromium.ts";
 import { type NodeServer, startNodeServer } from "../support/node_server.ts";
-import { ROOT } from "./bundle.ts";
 import { ensureBuilt } from "../unit/cli_helpers.ts";
+import { ROOT } from "./bundle.ts";
 import { collectExamples, type Example, statedCommands } from "./examples.ts";
 import { chatText, createExampleUpstream, substituteURLs } from "./example_upstream.ts";
 import { runPageExample } from "./run_browser.ts";
@@ -20,6 +20,7 @@ import {
   runNodeExample,
   runScriptAsWritten,
 } from "./run_process.ts";
+import { type ServerRuntime, startServerExample } from "./run_server.ts";
 import { runShellCommand, shellCommands } from "./run_shell.ts";
 import { runWorkerExample, startRelay } from "./run_workerd.ts";
 
@@ -55,6 +56,7 @@ const PRINTS: Record<string, RegExp[]> = {
     /^x-stopstream-attempts: 1$/m,
     /^: upstream index=0 attempts=2$/m,
   ],
+  "docs/relay.md#Following a stream with EventSource": [/^You said: "Hi"\./m],
   "docs/relay.md#Resumable streams": [
     /read up to event 3, then the connection dropped/,
     /^id: 4\n[\s\S]*^id: 5\n[\s\S]*^id: 6\n/m,
@@ -142,8 +144,71 @@ test("the README's Node quick starts are JavaScript that Node 20 runs as written
   }
 });
 
+/**
+ * A self-hosted relay example (docs/relay.md) as a caller finds it: it streams from the
+ * upstream behind its key, lists the models it names, and says what it has no storage for.
+ */
+async function expectSelfHostedRelay(example: Example, origin: string): Promise<void> {
+  const auth = { authorization: `Bearer ${RELAY_KEY}` };
+  const before = upstream.traffic(example.id).requests;
+  const chat = (headers: Record<string, string>) =>
+    fetch(`${origin}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify({
+        model: "any",
+        stream: true,
+        messages: [{ role: "user", content: "Hi" }],
+      }),
+    });
+  const streamed = await chat(auth);
+  expect(streamed.status).toBe(200);
+  expect(streamed.headers.get("content-type")).toMatch(/^text\/event-stream/);
+  expect(await streamed.text()).toMatch(/^data: \[DONE\]$/m);
+  expect(upstream.traffic(example.id).requests - before).toBe(1);
+  expect((await chat({})).status, "without the relay key").toBe(401);
+  const resumable = await chat({ ...auth, "x-stopstream-resumable": "true" });
+  expect(resumable.status).toBe(400);
+  expect(((await resumable.json()) as { error: { code: string } }).error.code).toBe(
+    "resumable_unavailable",
+  );
+  const stream = await fetch(`${origin}/v1/streams/${"0".repeat(32)}`, { headers: auth });
+  expect(stream.status).toBe(404);
+  expect(((await stream.json()) as { error: { code: string } }).error.code).toBe(
+    "stream_not_found",
+  );
+  const models = await fetch(`${origin}/v1/models`, { headers: auth });
+  const ids = ((await models.json()) as { data: Array<{ id: string }> }).data.map((m) => m.id);
+  expect(ids.length).toBeGreaterThan(0);
+  for (const id of ids) expect(example.source).toContain(`"${id}"`);
+  expect(upstream.traffic(example.id).requests - before, "requests to the upstream").toBe(1);
+}
+
 for (const example of examples) {
   const name = `${example.doc}:${example.line} (${example.heading}) in ${example.runtime}`;
+
+  if (example.runtime.endsWith("-server")) {
+    test(name, async () => {
+      const runtime = example.runtime.slice(0, -"-server".length) as ServerRuntime;
+      const server = await startServerExample(
+        example.id,
+        prepared(example),
+        runtime,
+        { RELAY_KEY },
+        LIMIT_MS,
+      );
+      try {
+        await expectSelfHostedRelay(example, server.origin);
+      } finally {
+        const run = await server.stop();
+        // Nothing but Deno's note that it type-checks the file.
+        const stderr = run.stderr.split("\n").filter((line) =>
+          line !== "" && !/^Check /.test(line)
+        );
+        expect(stderr, "what the server printed on stderr").toEqual([]);
+      }
+    }, LIMIT_MS + 30_000);
+  }
 
   if (example.runtime === "node" && example.info.startsWith("js")) {
     const stated = statedCommands(example.source);

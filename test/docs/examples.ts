@@ -14,6 +14,8 @@
  * - ```` ```ts worker ````: a Cloudflare Worker module (its default export), in workerd
  * - ```` ```html ````: a page, in Chromium
  * - ```` ```sh ````: shell commands, in bash (against the demo model and a running relay)
+ * - ```` ```js node server ````, ```` ```ts deno server ````, ```` ```ts bun server ````: a relay
+ *   server as written, in that runtime, called over its socket (`run_server.ts`)
  *
  * @module
  */
@@ -22,7 +24,15 @@ import { readdirSync, readFileSync } from "node:fs";
 import { FRAGMENTS } from "./fragments.ts";
 
 /** Where an example runs. */
-export type Runtime = "node" | "deno" | "worker" | "browser" | "shell";
+export type Runtime =
+  | "node"
+  | "deno"
+  | "worker"
+  | "browser"
+  | "shell"
+  | "node-server"
+  | "deno-server"
+  | "bun-server";
 
 /**
  * One fenced block of a document.
@@ -68,6 +78,9 @@ const RUNTIMES: Record<string, Runtime> = {
   "ts worker": "worker",
   "html": "browser",
   "sh": "shell",
+  "js node server": "node-server",
+  "ts deno server": "deno-server",
+  "ts bun server": "bun-server",
 };
 
 /**

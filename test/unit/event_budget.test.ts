@@ -1,7 +1,8 @@
 /**
  * `maxEventBytes` bounds memory: every line of the pending event counts (not only the data
- * characters), an oversized event fails with `StreamProtocolError` and is not retried, and the
- * heap stays under 3 × maxEventBytes + 64 MiB whatever shape the attack takes.
+ * characters; a comment line only while it arrives, as the parser keeps none of it), an oversized
+ * event fails with `StreamProtocolError` and is not retried, and the heap stays under
+ * 3 × maxEventBytes + 64 MiB whatever shape the attack takes.
  */
 
 import { setFlagsFromString } from "node:v8";
@@ -98,6 +99,23 @@ describe("maxEventBytes bounds the memory a single event can take", () => {
     expect(error).toBeInstanceOf(StreamProtocolError);
   });
 
+  test("keep-alive comment lines with no blank line between them do not add up", async () => {
+    // The relay's framing: `: keep-alive\n` alone, every 400 ms while the first token is slow.
+    const cap = 4096;
+    const keepAlives = ": keep-alive\n".repeat(1000);
+    const body = keepAlives + START + keepAlives + sse(chunk({ content: "late" })) + DONE;
+    const requests: number[] = [];
+    const fetch = () => {
+      requests.push(1);
+      return Promise.resolve(
+        new Response(body, { headers: { "content-type": "text/event-stream" } }),
+      );
+    };
+    const result = await streamChat(options({ fetch, maxEventBytes: cap })).result;
+    expect(result.content).toBe("late");
+    expect(requests).toHaveLength(1);
+  });
+
   test("events within the cap pass, however they are framed", async () => {
     const cap = 64 * 1024;
     const content = "x".repeat(cap - 2048);
@@ -117,12 +135,16 @@ describe("maxEventBytes bounds the memory a single event can take", () => {
 
 const SEED = seedFor("event_budget");
 
-/** The reference: the heaviest event of a whole stream, by the documented rule. */
+/**
+ * The reference: the heaviest event of a whole stream, by the documented rule (a comment line
+ * weighs on the event while it is read, and is gone once it ends).
+ */
 function heaviestEvent(text: string): number {
   let heaviest = 0;
   let pending = 0;
   for (const line of text.split(/\r\n|\r|\n/).slice(0, -1)) {
     if (line === "") pending = 0;
+    else if (line.startsWith(":")) heaviest = Math.max(heaviest, pending + line.length + 64);
     else pending += line.length + 64;
     heaviest = Math.max(heaviest, pending);
   }
@@ -132,7 +154,7 @@ function heaviestEvent(text: string): number {
 describe("the event budget", () => {
   const decoder: StreamDecoder = { onEvent: () => EVENT_PROGRESS, endedCleanly: () => true };
   const line = fc.oneof(
-    fc.constantFrom("data:", "data", "", "", "event: x", ": ping", "id: 1"),
+    fc.constantFrom("data:", "data", "", "", "event: x", ": ping", ":", "id: 1"),
     fc.string({ maxLength: 300 }).map((text) => `data: ${text.replace(/[\r\n]/g, "")}`),
   );
   const ending = fc.constantFrom("\n", "\r", "\r\n");

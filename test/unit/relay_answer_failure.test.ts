@@ -38,7 +38,7 @@ test("an exception while writing the answer ends it with an error event and stop
   });
   expect(response.status).toBe(200);
   const text = await response.text(); // ends: before the fix, keep-alives for ever
-  expect(text).toMatch(/^: keep-alive\n\ndata: \{"error":\{/);
+  expect(text).toMatch(/^: keep-alive\ndata: \{"error":\{/);
   expect(text).not.toContain("[DONE]");
   expect(text).not.toContain("a bug in the encoder"); // the relay's sentence, not the exception
   expect(abort.signal.aborted).toBe(true);

@@ -113,7 +113,7 @@ describe("an upstream's error type, passed on as the caller's code", () => {
         ),
     });
     const text = await (await post(app, { messages: hi, stream: true })).text();
-    const last = text.trim().split("\n\n").at(-1)!;
+    const last = text.trim().split("\n").at(-1)!;
     return JSON.parse(last.slice("data: ".length)).error as { message: string; code: string };
   };
 

@@ -126,8 +126,8 @@ async function relayChunks(name: string, protocol: ProtocolName) {
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ ...request, stream: true }),
   });
-  return (await response.text()).split("\n\n").filter((e) => e.startsWith("data: {"))
-    .map((e) => JSON.parse(e.slice(6)) as { choices: Choice[] });
+  return (await response.text()).split("\n").filter((line) => line.startsWith("data: {"))
+    .map((line) => JSON.parse(line.slice(6)) as { choices: Choice[] });
 }
 
 // docs/relay.md: cited sources come out on the delta just before the finish chunk, and so does

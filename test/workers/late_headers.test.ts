@@ -129,8 +129,8 @@ describe("x-stopstream-upstream and x-stopstream-attempts after the commit", () 
     expect(response.headers.get("x-stopstream-upstream")).toBe("0");
     const raw = await response.text();
     expect(eventsOf(raw).at(-1)?.data).toBe("[DONE]");
-    const blocks = raw.split("\n\n");
-    const beforeFirst = blocks.slice(0, blocks.findIndex((block) => block.startsWith("id: 1\n")));
+    const lines = raw.split("\n");
+    const beforeFirst = lines.slice(0, lines.indexOf("id: 1"));
     expect(beforeFirst).toContain(": upstream index=0 attempts=2");
   });
 });

@@ -127,10 +127,12 @@ export function eventsOf(raw: string): NumberedEvent[] {
   return events;
 }
 
-/** The raw SSE text without comment lines (keep-alives vary by timing, events must not). */
+/**
+ * The raw SSE text without comment lines (keep-alives vary by timing, events must not). The relay
+ * writes a comment as a line of its own, with no blank line after it.
+ */
 export function withoutComments(raw: string): string {
-  return raw.split("\n\n").filter((block) => block !== "" && !block.startsWith(":"))
-    .map((block) => `${block}\n\n`).join("");
+  return raw.split("\n").filter((line) => !line.startsWith(":")).join("\n");
 }
 
 /**

@@ -31,10 +31,11 @@ describe("a resumable stream", () => {
     expect(events.map((e) => e.id)).toEqual(ids(events.length));
     expect(events.at(-1)?.data).toBe("[DONE]");
     expect(contentOfEvents(events)).toMatch(/^You said: "hello relay"\./);
-    // Keep-alive comments carry no id.
-    const comments = raw.split("\n\n").filter((block) => block.startsWith(":"));
+    // Keep-alive comments carry no id: each is a line of its own, no blank line after it.
+    const comments = raw.split("\n").filter((line) => line.startsWith(":"));
     expect(comments.length).toBeGreaterThan(0);
     for (const comment of comments) expect(comment).toBe(": keep-alive");
+    expect(raw).not.toMatch(/^: keep-alive\n\n/m);
     expect(await faultStats(testId, { completed: 1 })).toEqual({
       requests: 1,
       cancelled: 0,
@@ -166,9 +167,14 @@ describe("resume and follow", () => {
       headers: { "last-event-id": "9" },
     });
     expect(eventsOf(await viaBoth.text())).toEqual(eventsOf(await both.text()));
-    // Resuming after the last event: nothing more, and the stream ends at once.
+    // At or after the last event: nothing will come, so a 204 (an EventSource stops there).
     const last = events.length;
-    expect(await (await follow(app, id, last)).text()).toBe("");
+    for (const after of [last, last + 1]) {
+      const done = await follow(app, id, after);
+      expect(done.status).toBe(204);
+      expect(done.headers.get("x-stopstream-stream-id")).toBe(id);
+      expect(await done.text()).toBe("");
+    }
   });
 
   it("a follower of a silent stream gets keep-alive comments, without ids", async () => {
@@ -177,10 +183,9 @@ describe("resume and follow", () => {
     const id = response.headers.get("x-stopstream-stream-id")!;
     await readThenDrop(response, 2);
     const raw = await (await follow(app, id, 2)).text();
-    const blocks = raw.split("\n\n").filter((b) => b !== "");
-    const firstEvent = blocks.findIndex((b) => b.startsWith("id: 3\n"));
-    const afterThird = blocks.slice(firstEvent + 1);
-    const keepAlives = afterThird.filter((b) => b === ": keep-alive");
+    const lines = raw.split("\n");
+    const afterThird = lines.slice(lines.indexOf("id: 3") + 1);
+    const keepAlives = afterThird.filter((line) => line === ": keep-alive");
     expect(keepAlives.length).toBeGreaterThanOrEqual(3);
     expect(eventsOf(raw).at(-1)?.data).toBe("[DONE]");
   });
@@ -227,11 +232,19 @@ describe("errors", () => {
       const refused = await follow(app, id, undefined, { "last-event-id": bad });
       expect(refused.status).toBe(400);
     }
-    const beyond = await follow(app, id, count + 1);
+    // Past the last event of a finished stream: nothing will come (204, see above); of a stream
+    // still running, a client's mistake.
+    expect((await follow(app, id, count + 1)).status).toBe(204);
+    const { app: stalled } = streamsRelay("stall-after=2,stall-ms=3000");
+    const running = await startResumable(stalled);
+    const runningId = running.headers.get("x-stopstream-stream-id")!;
+    const first = await readThenDrop(running, 2);
+    const beyond = await follow(stalled, runningId, first.length + 1000);
     expect(beyond.status).toBe(400);
     expect(((await beyond.json()) as { error: { code: string } }).error.code).toBe(
       "invalid_last_event_id",
     );
+    await cancel(stalled, runningId);
   });
 
   it("an upstream failure before the answer begins keeps its HTTP status, and no stream is made", async () => {

@@ -172,6 +172,11 @@ export class RelayStream {
 
   #follow(meta: StreamMeta, after: number, maxReaders: number): Response {
     const log = this.#log ??= EventLog.restore(this.#store, meta.status !== "running");
+    // Nothing will come after: the SSE standard's way to stop an EventSource reconnecting, which
+    // it does after every end of a body, `[DONE]` included, with the last id it saw.
+    if (log.ended && after >= log.lastVisible) {
+      return new Response(null, { status: 204, headers: { [STREAM_ID_HEADER]: meta.id } });
+    }
     if (after > log.lastVisible) {
       return errorResponse({
         status: 400,
