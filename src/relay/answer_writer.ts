@@ -57,6 +57,8 @@ export class AnswerWriter {
   #seenSize = 0;
   /** When the caller last took anything (a write, room, or a change of the pipe's size). */
   #taken = Date.now();
+  /** Wakes the loop waiting in `#room`. */
+  #wake: (() => void) | undefined;
   #keepAlive: ReturnType<typeof setInterval> | undefined;
   #tick: number;
   readonly #quiet: number;
@@ -110,9 +112,19 @@ export class AnswerWriter {
   async #run(): Promise<void> {
     while (!this.#closed) {
       // A slow caller holds the upstream back (at most one piece beyond the mark waits).
-      if ((this.#writer.desiredSize ?? 0) <= 0) await this.#writer.ready;
+      while ((this.#writer.desiredSize ?? 0) <= 0 && !this.#closed) await this.#room();
       await this.#writeNext();
     }
+  }
+
+  /**
+   * `ready`, or the next write taken. workerd's pipe makes a new `ready` at each write taken that
+   * leaves it at or over the mark, and never settles the one before: awaited alone, that one could
+   * stop the answer for good (keep-alives only) once a write went past the mark.
+   */
+  #room(): Promise<unknown> {
+    const taken = new Promise<void>((resolve) => (this.#wake = resolve));
+    return Promise.race([this.#writer.ready, taken]);
   }
 
   /** One write per network chunk's events: a write per token costs a syscall and an HTTP chunk. */
@@ -159,14 +171,24 @@ export class AnswerWriter {
 
   #write(bytes: Uint8Array): void {
     this.#lastWrite = Date.now();
-    this.#writer.write(bytes).then(this.#onTaken, noop);
+    this.#writer.write(bytes).then(this.#onTaken, this.#wakeRun);
   }
 
   #send(text: string): void {
     this.#write(this.#text.encode(text));
   }
 
-  #onTaken = (): void => void this.#takes++;
+  #onTaken = (): void => {
+    this.#takes++;
+    this.#wakeRun();
+  };
+
+  /** A write taken or refused: the loop waiting in `#room` looks again. */
+  #wakeRun = (): void => {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  };
 
   #onTick = (): void => {
     if (this.#closed) return;
