@@ -9,24 +9,12 @@ import { bodyPipe } from "./body_pipe.ts";
 import { type ChunkEncoder, DONE_EVENT, type RelayEvent, type RelayItem } from "./chunks.ts";
 import { commitTiming } from "./commit.ts";
 import { describeFailure } from "./describe_failure.ts";
-import { errorEvent, type RelayFailure } from "./error_response.ts";
+import { errorEvent } from "./error_response.ts";
+import { callerStalled, KEEP_ALIVE, STALLED_KEEP_ALIVES } from "./keep_alive.ts";
 import type { AnswerLabel } from "./progress.ts";
 
-/**
- * The comment written while the caller waits: it carries no event (and no `id:`). Every comment
- * the relay writes is one line with no blank line after it: by the SSE standard a blank line with
- * no `data:` before it dispatches nothing, but `@microsoft/fetch-event-source` hands it to
- * `onmessage` as a message with empty data. A comment line may begin the next event's lines.
- */
-export const KEEP_ALIVE = ": keep-alive\n";
 /** Largest batch of already-parsed events sent as one write. */
 export const MAX_WRITE = 16 * 1024;
-/**
- * Keep-alive intervals a caller may take nothing before it is given up on: it is never written
- * to again, so workerd would not learn it left, and the upstream call would live on.
- */
-export const STALLED_KEEP_ALIVES = 4;
-
 /** One relayed streaming call, as the response is made of it. */
 export interface RelayedStream {
   stream: Call<RelayItem>;
@@ -240,16 +228,4 @@ export class AnswerWriter {
     this.#close();
     this.#stopCall(new Error("the caller took nothing of the answer"));
   }
-}
-
-function callerStalled(keepAliveMs: number): RelayFailure {
-  const seconds = Math.round(STALLED_KEEP_ALIVES * keepAliveMs / 100) / 10;
-  return {
-    status: 408,
-    message: `The caller took nothing of this answer for ${seconds} s (${STALLED_KEEP_ALIVES} ` +
-      "keep-alive intervals) while 64 KiB or more of it waited; the relay stopped it and " +
-      "cancelled the upstream request. Read the stream as it arrives, or ask with `stream: false`.",
-    type: "relay_limit",
-    code: "caller_stalled",
-  };
 }

@@ -1,6 +1,6 @@
 // Progress comments (`x-stopstream-progress: true`). A comment is a write, so the first commits
 // the status. Numbers and fixed words only, never upstream text: none can leak a key or a host.
-// Each is one line, with no blank line after it (see KEEP_ALIVE in answer_writer.ts).
+// Each is one line, with no blank line after it (see KEEP_ALIVE in keep_alive.ts).
 
 import { ATTEMPTS_HEADER, UPSTREAM_HEADER } from "../core/constants.ts";
 import { isAPIStatusError, isTimeoutError } from "../core/error_guards.ts";

@@ -1,7 +1,7 @@
 /** One reader of a resumable stream: the stored events after its position, then live ones. */
 
 import { errorResponse } from "../error_response.ts";
-import { KEEP_ALIVE, STALLED_KEEP_ALIVES } from "../answer_writer.ts";
+import { KEEP_ALIVE, STALLED_KEEP_ALIVES } from "../keep_alive.ts";
 import type { EventLog } from "./event_log.ts";
 
 const textEncoder = new TextEncoder();
