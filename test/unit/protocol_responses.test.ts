@@ -281,6 +281,39 @@ describe("openai-responses stream", () => {
     expect(run.events.filter((e) => e.type === "text").map((e) => e.text)).toEqual(["Hello"]);
   });
 
+  test("an item kind stopstream does not know, with a call_id, that ends the response is a call of the caller's", async () => {
+    // No provider sends one yet: a new kind of call must reach the agent loop, not be dropped.
+    const program = { type: "program", id: "cm_1", call_id: "call_p", code: "run()" };
+    const waiting = { type: "shiny_call", id: "sc_1", call_id: "call_s", arguments: { x: 1 } };
+    upstream(server, BASE, responsesWire, (_n, req) =>
+      sseResponse(req, [
+        event({ type: "response.created", response: { id: "resp_1", model: "m", output: [] } }),
+        event({ type: "response.output_item.added", output_index: 0, item: program }),
+        event({ type: "response.output_item.done", output_index: 0, item: program }),
+        event({ type: "response.output_item.added", output_index: 1, item: waiting }),
+        event({ type: "response.output_item.done", output_index: 1, item: waiting }),
+        event({
+          type: "response.completed",
+          response: { id: "resp_1", model: "m", status: "completed", output: [program, waiting] },
+        }),
+      ]));
+    const run = await collect(streamChat(options()));
+    const result = run.result!;
+    // The unknown kind that does not end the response stays in `output` only.
+    expect(result.toolCalls).toEqual([
+      { index: 0, id: "call_s", name: "", arguments: '{"x":1}', type: "shiny" },
+    ]);
+    expect(result.finishReason).toBe("tool_calls");
+    expect(result.output).toEqual([program, waiting]);
+    expect(run.events).toContainEqual({
+      type: "tool-call",
+      index: 0,
+      id: "call_s",
+      name: "",
+      toolType: "shiny",
+    });
+  });
+
   test("a refusal that comes only with its item's done event counts once", async () => {
     const refusal = "I can't help with that.";
     const message = {
