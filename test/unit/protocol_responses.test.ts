@@ -314,6 +314,47 @@ describe("openai-responses stream", () => {
     });
   });
 
+  test("response.incomplete completes the output: an item never done, an item never sent, in the final order", async () => {
+    const list = { type: "mcp_list_tools", id: "mcpl_1", server_label: "a", tools: [] };
+    const listed = { ...list, tools: [{ name: "lookup" }] };
+    const call = { type: "function_call", id: "fc_1", call_id: "call_1", name: "f", arguments: "" };
+    const called = { ...call, arguments: '{"q":1}' };
+    const reasoning = { type: "reasoning", id: "rs_1", summary: [], encrypted_content: "enc" };
+    const message = {
+      type: "message",
+      id: "msg_1",
+      role: "assistant",
+      content: [{ type: "output_text", text: "Partial", annotations: [] }],
+    };
+    upstream(server, BASE, responsesWire, (_n, req) =>
+      sseResponse(req, [
+        event({ type: "response.created", response: { id: "resp_1", model: "m", output: [] } }),
+        event({ type: "response.output_item.added", output_index: 0, item: list }),
+        event({ type: "response.output_item.added", output_index: 1, item: message }),
+        event({ type: "response.output_text.delta", output_index: 1, delta: "Partial" }),
+        event({ type: "response.output_item.done", output_index: 1, item: message }),
+        event({ type: "response.output_item.added", output_index: 2, item: call }),
+        event({
+          type: "response.incomplete",
+          response: {
+            id: "resp_1",
+            model: "m",
+            status: "incomplete",
+            incomplete_details: { reason: "max_output_tokens" },
+            output: [listed, reasoning, message, called],
+          },
+        }),
+      ]));
+    const run = await collect(streamChat(options()));
+    const result = run.result!;
+    expect(result.output).toEqual([listed, reasoning, message, called]);
+    expect(result.content).toBe("Partial");
+    expect(result.toolCalls).toEqual([
+      { index: 0, id: "call_1", name: "f", arguments: '{"q":1}' },
+    ]);
+    expect(result.finishReason).toBe("length");
+  });
+
   test("a refusal that comes only with its item's done event counts once", async () => {
     const refusal = "I can't help with that.";
     const message = {
