@@ -74,20 +74,26 @@ export class Accumulator {
     this.refusal = this.refusal === undefined ? text : this.refusal + text;
   }
 
-  startToolCall(id: string, name: string, extra?: unknown, type?: string): number {
+  startToolCall(
+    id: string,
+    name: string,
+    extra?: unknown,
+    type?: string,
+    providerExecuted?: boolean,
+  ): number {
     const index = this.toolCalls.length;
     const call: ToolCall = { index, id, name, arguments: "" };
     if (type !== undefined && type !== "function") call.type = type;
     if (extra !== undefined) call.extra = extra;
+    if (providerExecuted === true) call.providerExecuted = true;
     this.toolCalls.push(call);
     this.delivered = true;
     this.lastKind = "tool";
     if (this.sink !== null) {
-      this.sink.push(
-        call.type === undefined
-          ? { type: "tool-call", index, id, name }
-          : { type: "tool-call", index, id, name, toolType: call.type },
-      );
+      const event: StreamEvent = { type: "tool-call", index, id, name };
+      if (call.type !== undefined) event.toolType = call.type;
+      if (call.providerExecuted) event.providerExecuted = true;
+      this.sink.push(event);
     }
     return index;
   }
@@ -113,14 +119,20 @@ export class Accumulator {
     if (providerFinishReason !== undefined) this.providerFinishReason = providerFinishReason;
   }
 
-  /** Non-empty arguments that are not JSON mean the output was cut short (custom tools aside). */
+  /**
+   * Non-empty arguments that are not JSON mean the output was cut short (custom tools aside);
+   * `tool_calls` needs a call the caller must run, as the provider ran the others.
+   */
   toResult(attempts: number): ChatResult {
     let finishReason: FinishReason = this.finishReason ?? "stop";
+    let callersCall = false;
     for (const call of this.toolCalls) {
+      if (call.providerExecuted !== true) callersCall = true;
       if (call.type !== "custom" && call.arguments.length > 0 && !isJSON(call.arguments)) {
         finishReason = "length";
       }
     }
+    if (finishReason === "tool_calls" && !callersCall) finishReason = "stop";
     const result: ChatResult = {
       id: this.id,
       model: this.model,

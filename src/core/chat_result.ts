@@ -30,6 +30,11 @@ export interface ToolCall {
   type?: string;
   /** Provider-specific extra data attached to the call (e.g. OpenAI-compatible `extra_content`). */
   extra?: unknown;
+  /**
+   * `true` when the provider ran the call itself (xAI's search tools, OpenAI's hosted shell, a
+   * server-side tool search): it is in `output` with its result, and the caller must not run it.
+   */
+  providerExecuted?: boolean;
 }
 
 /** A source the answer cites, normalised across protocols. */
@@ -80,7 +85,8 @@ export type ReasoningDetail =
 
 /**
  * Why an answer ended: `stop`, `length` (token limit, or unfinished tool arguments),
- * `tool_calls`, `content_filter`, or `error` (the stream broke off).
+ * `tool_calls` (a call is the caller's to run), `content_filter`, or `error` (the stream broke
+ * off).
  */
 export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "error";
 
@@ -98,7 +104,10 @@ export interface ChatResult {
   reasoningDetails?: ReasoningDetail[];
   /** A refusal the provider sent apart from the text (OpenAI `refusal`). */
   refusal?: string;
-  /** The tool calls, in order, with their complete arguments. */
+  /**
+   * The tool calls, in order, with their complete arguments; those with `providerExecuted` were
+   * run by the provider, every other one is the caller's to run.
+   */
   toolCalls: ToolCall[];
   /** The assistant turn in the provider's own shape, lossless: what to send back next turn. */
   output?: ChatOutput;
@@ -140,6 +149,8 @@ export type StreamEvent =
     name: string;
     /** The call's {@linkcode ToolCall.type}, when it is not a function call. */
     toolType?: string;
+    /** `true` when the provider ran the call itself ({@linkcode ToolCall.providerExecuted}). */
+    providerExecuted?: boolean;
   }
   | { type: "tool-call-delta"; index: number; argumentsDelta: string }
   | { type: "retry"; attempt: number; delayMs: number; error: Error }

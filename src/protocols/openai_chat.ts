@@ -75,7 +75,13 @@ class OpenAIChatDecoder implements StreamDecoder {
           }
           if (typeof delta.refusal === "string") acc.addRefusal(delta.refusal);
           if (delta.annotations != null) out.annotate(delta.annotations);
-          if (delta.reasoning_details != null) out.details(delta.reasoning_details);
+          if (delta.reasoning_details != null) {
+            out.details(delta.reasoning_details);
+            // Snowflake sends its reasoning only there; OpenRouter in `reasoning` too.
+            if (reasoning == null && out.reasoningField === undefined) {
+              this.#detailsText(delta.reasoning_details);
+            }
+          }
           if (delta.tool_calls != null) {
             for (const call of delta.tool_calls) this.#toolCall(call);
           }
@@ -116,6 +122,19 @@ class OpenAIChatDecoder implements StreamDecoder {
       } else if (part != null) {
         this.#out.part(part, "");
       }
+    }
+  }
+
+  /** The text of `reasoning.text` and `reasoning.summary` details, as reasoning. */
+  #detailsText(details: unknown): void {
+    if (!Array.isArray(details)) return;
+    for (const detail of details as EventData[]) {
+      const text = detail?.type === "reasoning.text"
+        ? detail.text
+        : detail?.type === "reasoning.summary"
+        ? detail.summary
+        : undefined;
+      if (typeof text === "string") this.#acc.addReasoning(text);
     }
   }
 

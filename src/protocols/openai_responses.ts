@@ -10,8 +10,15 @@ import {
   type RequestTarget,
   type StreamDecoder,
 } from "./protocol.ts";
-import { responsesError, responsesUsage } from "./openai_responses_wire.ts";
-import { argumentsOf, CALL_KINDS, ResponsesOutput } from "./openai_responses_output.ts";
+import { responsesError, responsesFinish } from "./openai_responses_wire.ts";
+import { ResponsesOutput } from "./openai_responses_output.ts";
+import {
+  argumentsOf,
+  CALL_KINDS,
+  customToolNames,
+  ranByProvider,
+  unknownCallKind,
+} from "./openai_responses_calls.ts";
 
 class ResponsesDecoder implements StreamDecoder {
   #acc: Accumulator;
@@ -23,9 +30,13 @@ class ResponsesDecoder implements StreamDecoder {
   /** The output items whose text / reasoning arrived last: a new item starts a new paragraph. */
   #textItem: unknown = -1;
   #reasoningItem: unknown = -1;
+  /** By `output_index`: the reasoning items whose text was taken in. */
+  #reasoned: boolean[] = [];
   #refusalItem: unknown = -1;
   /** A refusal taken in from a done item does not count as delivered. */
   #itemsDone = false;
+  /** The custom tools `response.tools` declares: a custom tool call named otherwise is xAI's. */
+  #customTools: string[] | undefined = undefined;
   cursor: unknown = undefined;
 
   constructor(acc: Accumulator) {
@@ -73,12 +84,10 @@ class ResponsesDecoder implements StreamDecoder {
       case "response.output_item.added": {
         const item = message.item;
         this.#out.item(message.output_index, item, false);
-        if (CALL_KINDS[item?.type] !== undefined) {
+        // Only these stream their input; other kinds are whole (and their `call_id` final) at done.
+        if (item?.type === "function_call" || item?.type === "custom_tool_call") {
           const slot = this.#startCall(message.output_index, item);
-          // Only a function call's arguments are its input so far; an action is whole at done.
-          if (item.type === "function_call" && typeof item.arguments === "string") {
-            acc.addToolArguments(slot, item.arguments);
-          }
+          if (typeof item.arguments === "string") acc.addToolArguments(slot, item.arguments);
         }
         return EVENT_PROGRESS;
       }
@@ -96,6 +105,7 @@ class ResponsesDecoder implements StreamDecoder {
       case "response.created":
       case "response.in_progress":
         acc.identify(message.response);
+        this.#customTools ??= customToolNames(message.response?.tools);
         return EVENT_PROGRESS;
       case "response.completed":
       case "response.incomplete":
@@ -106,10 +116,12 @@ class ResponsesDecoder implements StreamDecoder {
           return EVENT_TERMINAL;
         }
         acc.identify(message.response);
-        this.#out.final(message.response?.output);
-        finish(message.response, acc);
+        this.#settle(message.response?.output);
+        responsesFinish(message.response, acc);
         return EVENT_TERMINAL;
       case "response.failed":
+        this.#out.settle(message.response?.output);
+        throw responsesError(message);
       case "error":
         throw responsesError(message);
       default:
@@ -135,7 +147,7 @@ class ResponsesDecoder implements StreamDecoder {
           acc.addRefusal(part.refusal);
         }
       }
-    } else if (kind === "reasoning" && index !== this.#reasoningItem) {
+    } else if (kind === "reasoning" && this.#reasoned[index as number] !== true) {
       const parts: EventData[] = item.content?.length > 0 ? item.content : item.summary ?? [];
       const text = parts.map((part) => part?.text ?? "").join("\n\n");
       if (text !== "") {
@@ -149,10 +161,30 @@ class ResponsesDecoder implements StreamDecoder {
     }
   }
 
-  #startCall(index: unknown, item: EventData): number {
+  /**
+   * The final response holds every item whole: what the stream did not finish or never sent is
+   * taken from it (a call starts now), and an unknown kind awaiting the caller may end it.
+   */
+  #settle(output: unknown): void {
+    const settled = this.#out.settle(output);
+    if (settled === undefined) return;
+    for (const index of settled.taken) this.#itemDone(index, this.#out.at(index));
+    this.#unknownCall(settled.last, this.#out.at(settled.last));
+  }
+
+  /** An item kind stopstream does not know that carries a `call_id` and ends the response. */
+  #unknownCall(index: number, item: EventData): void {
+    const kind = unknownCallKind(item);
+    if (kind === undefined || this.#slots[index] !== undefined) return;
+    const slot = this.#startCall(index, item, kind);
+    this.#acc.addToolArguments(slot, argumentsOf(item));
+  }
+
+  #startCall(index: unknown, item: EventData, kind = CALL_KINDS[item.type]): number {
     const name = typeof item.name === "string" ? item.name : "";
     const id = String(item.call_id ?? item.id ?? "");
-    const slot = this.#acc.startToolCall(id, name, undefined, CALL_KINDS[item.type]);
+    const provider = ranByProvider(item, this.#customTools);
+    const slot = this.#acc.startToolCall(id, name, undefined, kind, provider);
     if (typeof index === "number") this.#slots[index] = slot;
     this.#itemIds[slot] = String(item.id ?? "");
     return slot;
@@ -168,6 +200,7 @@ class ResponsesDecoder implements StreamDecoder {
   #enterReasoning(index: unknown): void {
     if (this.#acc.reasoning !== "") this.#acc.addReasoning("\n\n");
     this.#reasoningItem = index;
+    if (typeof index === "number") this.#reasoned[index] = true;
   }
 
   /** The tool call an event belongs to, or -1 (which `addToolArguments` ignores). */
@@ -178,25 +211,14 @@ class ResponsesDecoder implements StreamDecoder {
 
   response(response: EventData): void {
     this.#acc.identify(response);
+    this.#customTools ??= customToolNames(response?.tools);
     const output: unknown[] = Array.isArray(response?.output) ? response.output : [];
     output.forEach((item, index) => {
       this.#out.item(index, item, true);
       this.#itemDone(index, item);
     });
-    finish(response, this.#acc);
-  }
-}
-
-function finish(response: EventData, acc: Accumulator): void {
-  if (response?.usage != null) acc.setUsage(responsesUsage(response.usage));
-  const reason = response?.incomplete_details?.reason;
-  if (response?.status === "incomplete" || typeof reason === "string") {
-    const provider = typeof reason === "string" ? reason : "incomplete";
-    // An incomplete answer was cut short; only a filter says otherwise.
-    acc.setFinish(provider === "content_filter" ? "content_filter" : "length", provider);
-  } else {
-    const status = typeof response?.status === "string" ? response.status : undefined;
-    acc.setFinish(acc.toolCalls.length > 0 ? "tool_calls" : "stop", status);
+    this.#unknownCall(output.length - 1, output[output.length - 1]);
+    responsesFinish(response, this.#acc);
   }
 }
 

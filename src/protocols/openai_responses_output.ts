@@ -5,25 +5,6 @@ import type { Accumulator, OutputAssembler } from "../core/accumulator.ts";
 import type { ChatResult, Citation } from "../core/chat_result.ts";
 import type { EventData } from "./event_data.ts";
 
-/** Output item types the caller must act on → their `ToolCall.type`. */
-export const CALL_KINDS: Record<string, string | undefined> = {
-  function_call: "function",
-  custom_tool_call: "custom",
-  apply_patch_call: "apply_patch",
-  shell_call: "shell",
-  local_shell_call: "local_shell",
-  computer_call: "computer",
-  mcp_approval_request: "mcp_approval_request",
-};
-
-/** A function's (or MCP approval's) arguments, a custom tool's input, else the action's JSON. */
-export function argumentsOf(item: EventData): string {
-  if (typeof item?.arguments === "string") return item.arguments;
-  if (typeof item?.input === "string") return item.input;
-  const action = item?.action ?? item?.actions ?? item?.operation;
-  return action === undefined ? "" : JSON.stringify(action);
-}
-
 export class ResponsesOutput implements OutputAssembler {
   /** By `output_index`: the item as added, replaced by its `done` version. */
   #items: EventData[] = [];
@@ -33,8 +14,8 @@ export class ResponsesOutput implements OutputAssembler {
   #textOrder: number[] = [];
   /** By `output_index`: the tool call's index in `acc.toolCalls` (the decoder's, shared). */
   #slots: ReadonlyArray<number | undefined>;
-  /** `response.output` of the final event, for servers that send no item events. */
-  #final: EventData[] | undefined = undefined;
+  /** The final response's order of the items, when it holds every streamed one. */
+  #order: number[] | undefined = undefined;
 
   constructor(slots: ReadonlyArray<number | undefined>) {
     this.#slots = slots;
@@ -52,22 +33,58 @@ export class ResponsesOutput implements OutputAssembler {
     this.#textOrder.push(index);
   }
 
+  at(index: number): EventData {
+    return this.#items[index];
+  }
+
   hasText(index: number): boolean {
     return this.#textFrom[index] !== undefined;
   }
 
-  final(output: unknown): void {
-    if (Array.isArray(output) && output.length > 0) this.#final = output;
+  /**
+   * Takes in the final response's `output`, whose items are whole: each replaces the streamed
+   * item of its `id` that never got its `done` (OpenAI sends no `done` for some `mcp_list_tools`
+   * items), and one the stream never sent joins the output. Its positions need not be the
+   * stream's `output_index`es, so items are matched by `id`. Returns the indexes of the items
+   * taken in, and of the answer's last item.
+   */
+  settle(output: unknown): { taken: number[]; last: number } | undefined {
+    if (!Array.isArray(output) || output.length === 0) return undefined;
+    const byId = new Map<unknown, number>();
+    this.#items.forEach((item, index) => byId.set(item.id, index));
+    const items = (output as EventData[]).filter((item) => typeof item?.id === "string");
+    // Only a final output that holds every streamed item says what is missing, and where; one
+    // with ids of its own (OpenRouter's) can only complete the items it names.
+    const whole = byId.size === this.#items.filter(Boolean).length &&
+      [...byId.keys()].every((id) => items.some((item) => item.id === id));
+    const taken: number[] = [];
+    const order: number[] = [];
+    for (const item of items) {
+      let index = byId.get(item.id);
+      if (index === undefined) {
+        if (!whole) continue;
+        index = this.#items.length;
+      }
+      if (this.#done[index] !== true) {
+        this.item(index, item, true);
+        taken.push(index);
+      }
+      order.push(index);
+    }
+    if (whole) this.#order = order;
+    return { taken, last: whole ? order[order.length - 1] ?? -1 : this.#items.length - 1 };
   }
 
   build(acc: Accumulator, result: ChatResult): void {
     const output: EventData[] = [];
     let citations: Citation[] | undefined;
-    this.#items.forEach((item, index) => {
+    for (const index of this.#order ?? this.#items.keys()) {
+      const item = this.#items[index];
+      if (item === undefined) continue;
       const whole = this.#done[index] ? item : this.#patch(acc, item, index);
       output.push(whole);
       const from = this.#textFrom[index];
-      if (from === undefined || whole.type !== "message" || !Array.isArray(whole.content)) return;
+      if (from === undefined || whole.type !== "message" || !Array.isArray(whole.content)) continue;
       let offset = from;
       for (const part of whole.content) {
         for (const a of Array.isArray(part?.annotations) ? part.annotations : []) {
@@ -86,8 +103,8 @@ export class ResponsesOutput implements OutputAssembler {
         }
         if (typeof part?.text === "string") offset += part.text.length;
       }
-    });
-    result.output = output.length === 0 && this.#final !== undefined ? this.#final : output;
+    }
+    result.output = output;
     if (citations !== undefined) result.citations = citations;
   }
 

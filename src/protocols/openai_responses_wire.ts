@@ -3,6 +3,7 @@ import { usage } from "./usage.ts";
 import type { UpstreamStreamError } from "../core/error_classes.ts";
 import type { Usage } from "../core/chat_result.ts";
 import type { EventData } from "./event_data.ts";
+import type { Accumulator } from "../core/accumulator.ts";
 
 /** Usage as the Responses API reports it. */
 export interface ResponsesUsage {
@@ -160,4 +161,19 @@ export function responsesUsage(raw: ResponsesUsage): Usage {
     raw.output_tokens_details?.reasoning_tokens,
     raw,
   );
+}
+
+/** Usage and the finish reason of a final response; `tool_calls` needs a call of the caller's. */
+export function responsesFinish(response: EventData, acc: Accumulator): void {
+  if (response?.usage != null) acc.setUsage(responsesUsage(response.usage));
+  const reason = response?.incomplete_details?.reason;
+  if (response?.status === "incomplete" || typeof reason === "string") {
+    const provider = typeof reason === "string" ? reason : "incomplete";
+    // An incomplete answer was cut short; only a filter says otherwise.
+    acc.setFinish(provider === "content_filter" ? "content_filter" : "length", provider);
+  } else {
+    const status = typeof response?.status === "string" ? response.status : undefined;
+    const callers = acc.toolCalls.some((call) => call.providerExecuted !== true);
+    acc.setFinish(callers ? "tool_calls" : "stop", status);
+  }
 }

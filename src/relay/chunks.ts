@@ -40,6 +40,12 @@ export class ChunkEncoder {
    */
   toolCalls: ToolCall[] | undefined = undefined;
   #extraSent: boolean[] | undefined = undefined;
+  /**
+   * By tool call index: its index among the calls written, or -1 for a call the provider ran
+   * (only the caller's calls go out, numbered from 0 as OpenAI clients expect).
+   */
+  #callIndex: number[] = [];
+  #callsWritten = 0;
 
   constructor(id: string, model: string, includeUsage: boolean) {
     this.includeUsage = includeUsage;
@@ -102,11 +108,16 @@ export class ChunkEncoder {
           ? this.#textDelta('"reasoning_content":', event.text)
           : this.delta({ reasoning_content: event.text });
       case "tool-call": {
+        if (event.providerExecuted === true) {
+          this.#callIndex[event.index] = -1;
+          return "";
+        }
+        const index = this.#callIndex[event.index] = this.#callsWritten++;
         // OpenAI SDKs accept only function calls; one without a name (apply_patch, shell…) is
         // named after its kind.
         const call: Record<string, unknown> = {
-          index: event.index,
-          id: event.id || callId(event.index),
+          index,
+          id: event.id || callId(index),
           type: "function",
           function: { name: event.name || (event.toolType ?? ""), arguments: "" },
         };
@@ -114,7 +125,9 @@ export class ChunkEncoder {
         return this.delta({ tool_calls: [call] });
       }
       case "tool-call-delta": {
-        const call = { index: event.index, function: { arguments: event.argumentsDelta } };
+        const index = this.#callIndex[event.index] ?? event.index;
+        if (index < 0) return "";
+        const call = { index, function: { arguments: event.argumentsDelta } };
         this.#takeExtra(call, event.index);
         return this.delta({ tool_calls: [call] });
       }
@@ -140,8 +153,10 @@ export class ChunkEncoder {
     let text = "";
     const count = this.toolCalls?.length ?? 0;
     for (let index = 0; index < count; index++) {
-      const call = { index };
-      if (this.#takeExtra(call, index)) text += this.delta({ tool_calls: [call] });
+      const call = { index: this.#callIndex[index] ?? index };
+      if (call.index >= 0 && this.#takeExtra(call, index)) {
+        text += this.delta({ tool_calls: [call] });
+      }
     }
     return text;
   }

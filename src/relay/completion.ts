@@ -8,9 +8,11 @@ export function toChatCompletion(
   model: string,
   logprobs: unknown,
 ): Record<string, unknown> {
+  // The provider's own calls ran already: the caller gets only its own.
+  const calls = result.toolCalls.filter((call) => call.providerExecuted !== true);
   const message: Record<string, unknown> = {
     role: "assistant",
-    content: result.content === "" && result.toolCalls.length > 0 ? null : result.content,
+    content: result.content === "" && calls.length > 0 ? null : result.content,
     refusal: result.refusal ?? null,
   };
   if (result.reasoning !== "") message.reasoning_content = result.reasoning;
@@ -20,8 +22,8 @@ export function toChatCompletion(
   if (details !== undefined) message.reasoning_details = details;
   const annotations = toAnnotations(result.citations);
   if (annotations !== undefined) message.annotations = annotations;
-  if (result.toolCalls.length > 0) {
-    message.tool_calls = result.toolCalls.map((call, index) => {
+  if (calls.length > 0) {
+    message.tool_calls = calls.map((call, index) => {
       const entry: Record<string, unknown> = {
         id: call.id || callId(index),
         type: "function",

@@ -9,12 +9,14 @@ import type { PieceTap } from "./upstream_body.ts";
 const HAS_DELTA = /"delta"\s*:\s*\{/;
 /**
  * What makes an event the relay's business: an error, a non-null finish reason or usage,
- * `reasoning` (callers get `reasoning_content`), tool calls (the relay owns their indexes),
- * `function_call`, citations, non-string content (not `logprobs.content`), no choices. Each
- * pattern starts with an unescaped `"`, which a JSON string cannot contain: no text hides a key.
+ * `reasoning` or `reasoning_details` entries (callers get `reasoning_content`), tool calls (the
+ * relay owns their indexes), `function_call`, citations, non-string content (not
+ * `logprobs.content`), no choices, a choice other than the first (any other `index` went with
+ * tool calls, details or annotations). Each pattern starts with an unescaped `"`, which a JSON
+ * string cannot contain: no text hides a key.
  */
 const NEEDS_RELAY =
-  /"(?:error"|reasoning"|tool_calls"|function_call"|annotations"|citations"|search_results"|usage"\s*:\s*[^\sn]|finish_reason"\s*:\s*[^\sn]|choices"\s*:\s*(?:\[\s*\]|[^\s[]))|"content"(?<!"logprobs"\s*:\s*\{[^{}]*"content")\s*:\s*[[{]/;
+  /"(?:error"|reasoning"|reasoning_details"\s*:\s*\[\s*[^\s\]]|tool_calls"|function_call"|annotations"|citations"|search_results"|index"\s*:\s*(?:[^\s0]|0\d)|usage"\s*:\s*[^\sn]|finish_reason"\s*:\s*[^\sn]|choices"\s*:\s*(?:\[\s*\]|[^\s[]))|"content"(?<!"logprobs"\s*:\s*\{[^{}]*"content")\s*:\s*[[{]/;
 /**
  * A key with a `\u` escape could spell a name above unseen (a hostile upstream). The full pattern
  * is the costly one, so it runs only when the data has a `\u` at all.

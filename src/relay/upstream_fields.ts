@@ -20,12 +20,15 @@ export const UPSTREAM_FIELDS =
 
 /** Not JSON: `undefined`, as the decoder says what is wrong with it. */
 export function upstreamFields(data: string): UpstreamFields | undefined {
-  let choice: EventData;
+  let choices: EventData;
   try {
-    choice = JSON.parse(data)?.choices?.[0];
+    choices = JSON.parse(data)?.choices;
   } catch {
     return undefined;
   }
+  // Choice 0's alone, as the answer is: another choice's fields must not join it.
+  let choice: EventData;
+  for (const c of Array.isArray(choices) ? choices : []) if ((c?.index ?? 0) === 0) choice ??= c;
   const logprobs = choice?.logprobs;
   const details = choice?.delta?.reasoning_details;
   const extra = choice?.delta?.extra_content ?? undefined;

@@ -54,6 +54,13 @@ const RECORDED = {
   },
 } as const;
 
+/** A request with OpenAI's hosted tool search: it runs the search, then calls a found tool. */
+const HOSTED_TOOL_SEARCH = "../../recorded/responses/tool_search_server.sse";
+
+function hostsToolSearch(body: Record<string, unknown>): boolean {
+  return JSON.stringify(body.tools ?? []).includes('"type":"tool_search"');
+}
+
 /** A request that sends tool results back: the model answers now (an agent's second turn). */
 function carriesToolResults(body: Record<string, unknown>): boolean {
   const turns = [
@@ -117,9 +124,10 @@ export function createExampleUpstream(): ExampleUpstream {
         return json(400, { error: { message: "the examples' upstream only streams" } });
       }
       const files: Record<string, string> = RECORDED[endpoint as keyof typeof RECORDED];
-      const file =
-        (body.tools !== undefined && !carriesToolResults(body) ? files.tools : undefined) ??
-          (body.reasoning !== undefined ? files.reasoning : undefined) ?? files.plain as string;
+      const asks = body.tools !== undefined && !carriesToolResults(body);
+      const file = (asks && hostsToolSearch(body) ? HOSTED_TOOL_SEARCH : undefined) ??
+        (asks ? files.tools : undefined) ??
+        (body.reasoning !== undefined ? files.reasoning : undefined) ?? files.plain as string;
       response = new Response(readFileSync(new URL(file, FIXTURES), "utf8"), {
         headers: { "content-type": "text/event-stream; charset=utf-8" },
       });

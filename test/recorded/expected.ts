@@ -21,6 +21,8 @@ export interface Expected {
   error?: { name: string; cause?: string; retryable?: boolean };
   /** For a `PartialStreamError`: compared with `toMatchObject` against `error.partial`. */
   partial?: Record<string, unknown>;
+  /** The ids of the calls the caller must run (those without `providerExecuted`), in order. */
+  mine?: string[];
 }
 
 /** Every recording → its protocol and expected result. */

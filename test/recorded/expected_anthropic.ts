@@ -487,4 +487,49 @@ export const ANTHROPIC: Record<string, Expected> = {
     error: { name: "PartialStreamError", cause: "StreamProtocolError" },
     partial: { reasoning: "I will call the tool.", toolCalls: [{ id: "toolu_first" }] },
   },
+  "anthropic/tool_search_bm25.sse": {
+    // A server tool search (server_tool_use, run by Anthropic) and its result, then a tool_use
+    // of the caller's: only that one is a tool call.
+    result: {
+      id: "msg_011bqgzot9grwdetCByUmXRP",
+      content: text(
+        "I'll search for a weather-related tool to help you",
+        "for San Francisco.",
+        179,
+      ),
+      toolCalls: [{
+        id: "toolu_019nRrfqqXcU5NPTUSYfEMAY",
+        name: "get_weather",
+        arguments: '{"location": "San Francisco, CA"}',
+      }],
+      finishReason: "tool_calls",
+      usage: { inputTokens: 1630, outputTokens: 158 },
+      output: {
+        content: kinds("text", "server_tool_use", "tool_search_tool_result", "text", "tool_use"),
+      },
+    },
+    mine: ["toolu_019nRrfqqXcU5NPTUSYfEMAY"],
+  },
+  "anthropic/bash_code_execution.sse": {
+    // Code execution 2025-08-25: text editor and bash server tools with their results.
+    result: {
+      id: "msg_01LEsrXVCLpf7xHaFdFTZNEJ",
+      content: text("I'll create a Python script to calculate Fibonacci", "13, 21, 34, ...", 799),
+      toolCalls: [],
+      finishReason: "stop",
+      providerFinishReason: "end_turn",
+      usage: { inputTokens: 8050, outputTokens: 771 },
+      output: {
+        content: kinds(
+          "text",
+          "server_tool_use",
+          "text_editor_code_execution_tool_result",
+          "text",
+          "server_tool_use",
+          "bash_code_execution_tool_result",
+          "text",
+        ),
+      },
+    },
+  },
 };

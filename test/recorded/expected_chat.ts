@@ -378,4 +378,108 @@ export const CHAT: Record<string, Expected> = {
       usage: { inputTokens: 78, outputTokens: 9, totalTokens: 87 },
     },
   },
+  "chat/snowflake_reasoning_details.sse": {
+    // Snowflake Cortex sends its reasoning only as reasoning_details (no reasoning field), and
+    // `refusal: ""` on every delta (issue 30, case 4). No finish_reason: [DONE] ends it.
+    result: {
+      model: "claude-sonnet-4-6",
+      reasoning: "15 * 27 = 405",
+      content: text("15 × 27 = **405**\n\nHere's the breakdown:", "300 + 105 = **405**", 93),
+      finishReason: "stop",
+      usage: { inputTokens: 45, outputTokens: 73, totalTokens: 118 },
+      output: {
+        role: "assistant",
+        reasoning_details: [{
+          type: "reasoning.text",
+          id: "reasoning-text-1",
+          format: "anthropic-claude-v1",
+          index: 0,
+          text: "15 * 27 = 405",
+        }],
+      },
+    },
+    absent: ["refusal", "providerFinishReason"],
+  },
+  "chat/snowflake_text.sse": {
+    result: {
+      id: "",
+      model: "claude-sonnet-4-6",
+      content: "4",
+      reasoning: "",
+      finishReason: "stop",
+      usage: { inputTokens: 22, outputTokens: 5, totalTokens: 27 },
+    },
+    absent: ["refusal"],
+  },
+  "chat/groq_compound_search.sse": {
+    // Groq compound runs its search itself (delta.executed_tools): no tool call for the caller.
+    result: {
+      model: "groq/compound",
+      reasoning: text(
+        "<think>\nTo find the current weather in San Francis",
+        "high humidity.",
+        6256,
+      ),
+      content: text("The weather in San Francisco today is partly cloud", "of 90-94%.", 200),
+      toolCalls: [],
+      finishReason: "stop",
+      usage: { inputTokens: 5003, outputTokens: 359, totalTokens: 5362 },
+    },
+  },
+  "chat/groq_text_then_tool_call.sse": {
+    result: {
+      id: "chatcmpl-0b76b1ce-aa40-4950-9c90-a167b11d4b09",
+      model: "openai/gpt-oss-120b",
+      content: "",
+      reasoning: text("We need to comply with tool usage now.", 'with response "no".', 727),
+      toolCalls: [{
+        id: "fc_299e8414-9e94-4d9c-bd06-c096f8919768",
+        name: "final_result",
+        arguments: '{"response":"no"}',
+      }],
+      finishReason: "tool_calls",
+      usage: { inputTokens: 343, outputTokens: 180, totalTokens: 523, reasoningTokens: 153 },
+    },
+    mine: ["fc_299e8414-9e94-4d9c-bd06-c096f8919768"],
+  },
+  "chat/crusoe_text.sse": {
+    // Crusoe (vLLM).
+    result: {
+      id: "chatcmpl-bcfbe349402eb3d2",
+      model: "meta-llama/Llama-3.3-70B-Instruct",
+      content: "1, 2, 3, 4, 5",
+      finishReason: "stop",
+      usage: { inputTokens: 46, outputTokens: 14, totalTokens: 60, cachedInputTokens: 0 },
+    },
+  },
+  "chat/huggingface_text.sse": {
+    // Hugging Face's router.
+    result: {
+      id: "ebafdc26c3296ed027c5cd6565fa1bce",
+      model: "meta-llama/llama-3.1-8b-instruct",
+      content: "Paris",
+      finishReason: "stop",
+      usage: { inputTokens: 40, outputTokens: 2, totalTokens: 42 },
+    },
+  },
+  "chat/openai_gpt5_text.sse": {
+    result: {
+      id: "chatcmpl-E4Rjs6IxaJVge9Ntk5keJsaeDy6vS",
+      model: "gpt-5-2025-08-07",
+      content: "Paris.",
+      finishReason: "stop",
+      usage: { inputTokens: 13, outputTokens: 11, totalTokens: 24, reasoningTokens: 0 },
+    },
+    absent: ["refusal"],
+  },
+  "chat/openrouter_advisor.sse": {
+    // OpenRouter: processing comments, then two chunks with finish_reason "stop".
+    result: {
+      id: "gen-1784878121-HxA00pxmV0n2x1hZAuok",
+      model: "openai/gpt-4o-mini",
+      content: text("I recommend naming your Python retry library `resi", "and brandable.", 109),
+      finishReason: "stop",
+      usage: { inputTokens: 888, outputTokens: 74, totalTokens: 962 },
+    },
+  },
 };

@@ -6,6 +6,7 @@
  */
 
 import type { Expected } from "./expected.ts";
+import { expect } from "vitest";
 import { kinds, list, text } from "./matchers.ts";
 
 /** Responses recordings → what the call must give. */
@@ -425,6 +426,283 @@ export const RESPONSES: Record<string, Expected> = {
         arguments: "SELECT * FROM users WHERE age > 25",
       }],
       finishReason: "tool_calls",
+    },
+  },
+  "responses/xai_x_search.sse": {
+    // xAI runs its X search tools itself and streams them as custom tool calls: the answer is
+    // complete, the caller runs nothing (issue 30, case 1). The response declares no custom tool.
+    result: {
+      id: "b7b464ea-cc85-d44a-0f2f-1f7320e703c3",
+      model: "grok-4-fast-reasoning",
+      content: text(
+        "### Latest Videos and Images from xAI on X (as of ",
+        "views, let me know!",
+        6304,
+      ),
+      toolCalls: [
+        {
+          id: "xs_call_24148162",
+          name: "x_keyword_search",
+          type: "custom",
+          arguments: '{"query":"from:xai filter:media","limit":20,"mode":"Latest"}',
+          providerExecuted: true,
+        },
+        {
+          id: "xs_call_14963218",
+          name: "view_x_video",
+          type: "custom",
+          arguments: text('{"video_url":"https://video.twimg.com/', 'kRkbodV96jk4PmbG.mp4"}', 111),
+          providerExecuted: true,
+        },
+      ],
+      finishReason: "stop",
+      providerFinishReason: "completed",
+      usage: {
+        inputTokens: 27236,
+        outputTokens: 3077,
+        cachedInputTokens: 4585,
+        reasoningTokens: 1091,
+      },
+      citations: list(20, { url: "https://x.com/i/status/1990530503129391571" }),
+      output: kinds(
+        "custom_tool_call",
+        "custom_tool_call",
+        ...Array<string>(4).fill("web_search_call"),
+        "message",
+      ),
+    },
+    mine: [],
+  },
+  "responses/xai_web_search.sse": {
+    // xAI's web search: a web_search_call with a name and an empty call_id, run by xAI.
+    result: {
+      model: "grok-4-fast-reasoning",
+      content: text("xAI is an American artificial intelligence company", "check x.ai.", 1228),
+      toolCalls: [],
+      finishReason: "stop",
+      usage: { inputTokens: 1875, outputTokens: 695, cachedInputTokens: 1578 },
+      citations: list(5, { url: "https://en.wikipedia.org/wiki/XAI_%28company%29" }),
+      output: kinds("web_search_call", "message"),
+    },
+  },
+  "responses/xai_reasoning_store_false.sse": {
+    result: {
+      id: "0b824fe9-3250-2588-0bbf-0810402fc822",
+      model: "grok-code-fast-1",
+      reasoning: text('First, the question is: "What is specifically nota', "for clarity.", 754),
+      content: text("### Overview of Sonoran Cuisine", "approachable meals.", 2786),
+      finishReason: "stop",
+      usage: { inputTokens: 216, outputTokens: 831, reasoningTokens: 253, cachedInputTokens: 192 },
+      output: [
+        {
+          type: "reasoning",
+          id: "rs_0b824fe9-3250-2588-0bbf-0810402fc822",
+          encrypted_content: expect.any(String),
+        },
+        { type: "message" },
+      ],
+    },
+  },
+  "responses/shell_hosted.sse": {
+    // OpenAI's hosted shell: shell_call items in a container (`environment`), each followed by
+    // its shell_call_output: OpenAI ran them, the answer is complete (issue 30, case 1).
+    result: {
+      id: "resp_049350089f7281c400698f717727d08191a446ae1621ed9503",
+      content: text("Build a STOP large signal STOP on the STOP beach", "and open beach).", 951),
+      toolCalls: [
+        {
+          id: "call_ckIythV1s1RcnbGV4F34THGN",
+          name: "",
+          type: "shell",
+          arguments: text(
+            '{"commands":["ls -R /home/oai/skills/island-rescue',
+            '"timeout_ms":null}',
+            129,
+          ),
+          providerExecuted: true,
+        },
+        {
+          id: "call_Ud8yNtRknjWh2OA6COEutgOK",
+          type: "shell",
+          arguments: text(`{"commands":["sed -n '1,200p'`, '"timeout_ms":null}', 148),
+          providerExecuted: true,
+        },
+      ],
+      finishReason: "stop",
+      usage: {
+        inputTokens: 1501,
+        outputTokens: 314,
+        cachedInputTokens: 1024,
+        reasoningTokens: 100,
+      },
+      output: kinds(
+        "shell_call",
+        "shell_call_output",
+        "shell_call",
+        "shell_call_output",
+        "message",
+      ),
+    },
+    mine: [],
+  },
+  "responses/tool_search_client.sse": {
+    // A tool search the caller runs (`execution: "client"`): a call of its own, answered with a
+    // tool_search_output; it used to be dropped, ending the turn empty (issue 30, case 2).
+    result: {
+      id: "resp_05ed6c8b322854d8006a024b5204d881968b26a4e643969b0f",
+      model: "gpt-5.4-2026-03-05",
+      content: "",
+      toolCalls: [{
+        id: "call_HoZLyVrNA5gX9RcfrRNI733g",
+        name: "",
+        type: "tool_search",
+        arguments: JSON.stringify({
+          queries: [
+            "exchange rate currency converter USD EUR current",
+            "foreign exchange USD to EUR live rate",
+          ],
+        }),
+      }],
+      finishReason: "tool_calls",
+      usage: { inputTokens: 234, outputTokens: 36 },
+      output: [{ type: "tool_search_call", execution: "client", status: "completed" }],
+    },
+    mine: ["call_HoZLyVrNA5gX9RcfrRNI733g"],
+  },
+  "responses/tool_search_client_new_id.sse": {
+    // The call_id at output_item.done (and in response.completed) is not the one at added: the
+    // call takes the final one, which the tool_search_output must name.
+    result: {
+      id: "resp_05147bbe356953b60069ab67352c908196a63357757792b203",
+      toolCalls: [{
+        id: "call_RWTIIVfxsJW9fecsg6fy23Dy",
+        name: "",
+        type: "tool_search",
+        arguments:
+          '{"goal":"Find a tool that can provide current weather information for San Francisco."}',
+      }],
+      finishReason: "tool_calls",
+      usage: { inputTokens: 65, outputTokens: 31, totalTokens: 96 },
+    },
+    mine: ["call_RWTIIVfxsJW9fecsg6fy23Dy"],
+  },
+  "responses/tool_search_server.sse": {
+    // A tool search OpenAI ran (`execution: "server"`, no call_id), then a call of the caller's
+    // to the tool it found: only that one is the caller's.
+    result: {
+      id: "resp_08a14073c7135dc10069aa68621de481908b2fc660fb4fc0af",
+      toolCalls: [
+        {
+          id: "tsc_08a14073c7135dc10069aa686296c88190bff77ad137e79d59",
+          type: "tool_search",
+          arguments: '{"paths":["get_weather"]}',
+          providerExecuted: true,
+        },
+        {
+          id: "call_pddfxhfOx4gY56zn4vIIEbFp",
+          name: "get_weather",
+          arguments: '{"location":"San Francisco, CA","unit":"fahrenheit"}',
+        },
+      ],
+      finishReason: "tool_calls",
+      usage: { inputTokens: 640, outputTokens: 46, reasoningTokens: 20 },
+      output: kinds("tool_search_call", "tool_search_output", "function_call"),
+    },
+    mine: ["call_pddfxhfOx4gY56zn4vIIEbFp"],
+  },
+  "responses/mcp_list_tools_final.sse": {
+    // Three mcp_list_tools items; only the last gets output_item.done, the others are whole
+    // only in response.completed: output holds them whole (issue 30, case 3).
+    result: {
+      id: "resp_034c5e93e2fa45ad006a2c2b74c2e4819dafbd93fcd1b49697",
+      content: text("Here are the available tools from each connected M", "content\n\n---", 398),
+      toolCalls: [],
+      finishReason: "stop",
+      output: [
+        {
+          type: "mcp_list_tools",
+          server_label: "deepwiki",
+          tools: list(3, { name: "read_wiki_structure" }),
+        },
+        {
+          type: "mcp_list_tools",
+          server_label: "microsoft_learn",
+          tools: list(3, { name: "microsoft_docs_search" }),
+        },
+        {
+          type: "mcp_list_tools",
+          server_label: "gitmcp",
+          tools: list(4, { name: "fetch_pydantic_ai_documentation" }),
+        },
+        { type: "message" },
+      ],
+    },
+  },
+  "responses/compaction.sse": {
+    result: {
+      id: "resp_067b756b377f97050069e16f9b54a08190b78ecc1e9f974922",
+      content: text(
+        "Deep in the cool hush of a mountain cave",
+        "heart of the mountain itself.",
+        1750,
+      ),
+      finishReason: "stop",
+      usage: { inputTokens: 872, outputTokens: 1254, totalTokens: 2126 },
+      output: [
+        { type: "message" },
+        {
+          type: "compaction",
+          id: "cmp_067b756b377f97050069e16fa9b8408190ab05934212c434a0",
+          encrypted_content: expect.any(String),
+        },
+      ],
+    },
+  },
+  "responses/background_queued.sse": {
+    // Background mode: response.queued before the answer.
+    result: {
+      id: "resp_0da443d9ee8333600069950a0635d88196b2d9243b08e8cc01",
+      model: "gpt-4o-2024-08-06",
+      content: "2 + 2 equals 4.",
+      finishReason: "stop",
+      usage: { inputTokens: 15, outputTokens: 9, totalTokens: 24 },
+    },
+  },
+  "responses/bedrock_reasoning_call.sse": {
+    // AWS Bedrock's Responses endpoint: encrypted reasoning, then a call with the id "call_1".
+    result: {
+      id: "resp_3irkem3mb4qjb6cw3bfrozqwtev62iuhg5ygpmhx2j775j2hft5q",
+      model: "openai.gpt-5.6-luna",
+      reasoning: "",
+      toolCalls: [{ id: "call_1", name: "second_tool", arguments: "{}" }],
+      finishReason: "tool_calls",
+      usage: { inputTokens: 115, outputTokens: 30, reasoningTokens: 14 },
+      output: kinds("reasoning", "function_call"),
+    },
+    mine: ["call_1"],
+  },
+  "responses/openrouter_tool_call.sse": {
+    // OpenRouter's Responses API: a function call, then `data: [DONE]` after response.completed.
+    result: {
+      id: "gen-1785882271-2B3yJ6vpOkI3nf9dZb6k",
+      model: "openai/gpt-4.1-mini",
+      toolCalls: [{ id: "call_faKQ4JI18zZQE2oynAbvwip4", name: "llm_version", arguments: "{}" }],
+      finishReason: "tool_calls",
+      usage: { inputTokens: 42, outputTokens: 12, totalTokens: 54 },
+      output: [{ type: "function_call", id: "fc_tmp_blm40ohabq8" }],
+    },
+    mine: ["call_faKQ4JI18zZQE2oynAbvwip4"],
+  },
+  "responses/openrouter_reasoning.sse": {
+    // Encrypted reasoning only (no summary text), then the answer.
+    result: {
+      id: "gen-1785882693-G0Ba9AGVEVeNhHohmw0g",
+      model: "openai/gpt-5-nano",
+      content: "4",
+      reasoning: "",
+      finishReason: "stop",
+      usage: { inputTokens: 20, outputTokens: 19, totalTokens: 39 },
+      output: kinds("reasoning", "message"),
     },
   },
 };

@@ -114,6 +114,31 @@ test("openai-responses: every output item (encrypted reasoning, commentary, call
   ]);
 });
 
+test("openai-responses: only the caller's call is answered; OpenAI's tool search goes back as items", async () => {
+  const { printed, sent } = await run("### OpenAI Responses with a hosted tool search", [
+    "responses/tool_search_server.sse",
+    "responses/reasoning_encrypted_4_answer.sse",
+  ]);
+  expect(printed).toEqual(["The final result is **570**."]);
+  expect(sent).toHaveLength(2);
+  const items = dataOf("responses/tool_search_server.sse")
+    .filter((e) => e.type === "response.output_item.done").map((e) => e.item);
+  expect(items.map((item) => item.type)).toEqual([
+    "tool_search_call",
+    "tool_search_output",
+    "function_call",
+  ]);
+  // One output, for the function call: none for the search, which OpenAI ran.
+  expect(sent[1].input.slice(1)).toEqual([
+    ...items,
+    {
+      type: "function_call_output",
+      call_id: "call_pddfxhfOx4gY56zn4vIIEbFp",
+      output: "San Francisco, CA: 14 °C, fog",
+    },
+  ]);
+});
+
 test("openai-chat: the assistant message goes back as the recorded client sent it", async () => {
   const { printed, sent } = await run("### OpenAI-compatible", [
     "chat/agent_1_tool_call.sse",

@@ -281,6 +281,80 @@ describe("openai-responses stream", () => {
     expect(run.events.filter((e) => e.type === "text").map((e) => e.text)).toEqual(["Hello"]);
   });
 
+  test("an item kind stopstream does not know, with a call_id, that ends the response is a call of the caller's", async () => {
+    // No provider sends one yet: a new kind of call must reach the agent loop, not be dropped.
+    const program = { type: "program", id: "cm_1", call_id: "call_p", code: "run()" };
+    const waiting = { type: "shiny_call", id: "sc_1", call_id: "call_s", arguments: { x: 1 } };
+    upstream(server, BASE, responsesWire, (_n, req) =>
+      sseResponse(req, [
+        event({ type: "response.created", response: { id: "resp_1", model: "m", output: [] } }),
+        event({ type: "response.output_item.added", output_index: 0, item: program }),
+        event({ type: "response.output_item.done", output_index: 0, item: program }),
+        event({ type: "response.output_item.added", output_index: 1, item: waiting }),
+        event({ type: "response.output_item.done", output_index: 1, item: waiting }),
+        event({
+          type: "response.completed",
+          response: { id: "resp_1", model: "m", status: "completed", output: [program, waiting] },
+        }),
+      ]));
+    const run = await collect(streamChat(options()));
+    const result = run.result!;
+    // The unknown kind that does not end the response stays in `output` only.
+    expect(result.toolCalls).toEqual([
+      { index: 0, id: "call_s", name: "", arguments: '{"x":1}', type: "shiny" },
+    ]);
+    expect(result.finishReason).toBe("tool_calls");
+    expect(result.output).toEqual([program, waiting]);
+    expect(run.events).toContainEqual({
+      type: "tool-call",
+      index: 0,
+      id: "call_s",
+      name: "",
+      toolType: "shiny",
+    });
+  });
+
+  test("response.incomplete completes the output: an item never done, an item never sent, in the final order", async () => {
+    const list = { type: "mcp_list_tools", id: "mcpl_1", server_label: "a", tools: [] };
+    const listed = { ...list, tools: [{ name: "lookup" }] };
+    const call = { type: "function_call", id: "fc_1", call_id: "call_1", name: "f", arguments: "" };
+    const called = { ...call, arguments: '{"q":1}' };
+    const reasoning = { type: "reasoning", id: "rs_1", summary: [], encrypted_content: "enc" };
+    const message = {
+      type: "message",
+      id: "msg_1",
+      role: "assistant",
+      content: [{ type: "output_text", text: "Partial", annotations: [] }],
+    };
+    upstream(server, BASE, responsesWire, (_n, req) =>
+      sseResponse(req, [
+        event({ type: "response.created", response: { id: "resp_1", model: "m", output: [] } }),
+        event({ type: "response.output_item.added", output_index: 0, item: list }),
+        event({ type: "response.output_item.added", output_index: 1, item: message }),
+        event({ type: "response.output_text.delta", output_index: 1, delta: "Partial" }),
+        event({ type: "response.output_item.done", output_index: 1, item: message }),
+        event({ type: "response.output_item.added", output_index: 2, item: call }),
+        event({
+          type: "response.incomplete",
+          response: {
+            id: "resp_1",
+            model: "m",
+            status: "incomplete",
+            incomplete_details: { reason: "max_output_tokens" },
+            output: [listed, reasoning, message, called],
+          },
+        }),
+      ]));
+    const run = await collect(streamChat(options()));
+    const result = run.result!;
+    expect(result.output).toEqual([listed, reasoning, message, called]);
+    expect(result.content).toBe("Partial");
+    expect(result.toolCalls).toEqual([
+      { index: 0, id: "call_1", name: "f", arguments: '{"q":1}' },
+    ]);
+    expect(result.finishReason).toBe("length");
+  });
+
   test("a refusal that comes only with its item's done event counts once", async () => {
     const refusal = "I can't help with that.";
     const message = {

@@ -293,6 +293,31 @@ describe("events after the first delta go to the caller as they arrived", () => 
   });
 });
 
+describe("only choice 0 is the answer", () => {
+  test("a delta for choices[1] never joins the answer, nor do its logprobs, on the fast path or off it", async () => {
+    // Choice 1 of an `n > 1` stream (the relay asks for one, an upstream may send more anyway):
+    // once alone, once beside choice 0, with logprobs of its own.
+    const other = (text: string) => ({
+      index: 1,
+      delta: { content: text },
+      logprobs: { content: [{ token: text, logprob: -1, bytes: [], top_logprobs: [] }] },
+      finish_reason: null,
+    });
+    const body = role() + sse(rich("a")) + sse({ ...rich("x"), choices: [other("OTHER")] }) +
+      sse(rich("b")) +
+      sse({ ...rich("x"), choices: [{ index: 0, delta: { content: "c" } }, other("MORE")] }) +
+      sse(chunk({}, "stop")) + DONE;
+    const { app, calls } = relay([stream(body)]);
+    const raw = await (await post(app)).text();
+    expect(calls.length).toBe(1);
+    expect(contentOf(raw)).toBe("abc");
+    expect(raw).not.toMatch(/OTHER|MORE/);
+    for (const c of parsed(raw)) {
+      for (const choice of c.choices ?? []) expect(choice.index).toBe(0);
+    }
+  });
+});
+
 describe("the relay's guarantees hold on the fast path", () => {
   test("a drop before content is retried unseen; the answer is the second attempt's, id included", async () => {
     const { app, calls } = relay([
@@ -572,6 +597,21 @@ describe("forwardable: which events the relay need not touch", () => {
         }],
       }),
       expected: false,
+    },
+    {
+      name: "a delta of another choice than the first",
+      data: JSON.stringify({ ...rich("x"), choices: [{ index: 1, delta: { content: "x" } }] }),
+      expected: false,
+    },
+    {
+      name: "reasoning only in reasoning_details (Snowflake)",
+      data: JSON.stringify(chunk({ reasoning_details: [{ type: "reasoning.text", text: "r" }] })),
+      expected: false,
+    },
+    {
+      name: "reasoning_details: [] (OpenRouter, on every chunk)",
+      data: JSON.stringify(chunk({ content: "x", reasoning_details: [] })),
+      expected: true,
     },
     { name: "no choices", data: JSON.stringify({ id: "x", choices: [] }), expected: false },
     {

@@ -1,7 +1,8 @@
 // The relay (OpenAI-compatible out) fed every recorded provider stream of test/recorded/ as its
 // upstream, read by the official `openai` SDK's stream helper and by a plain non-streaming
 // request: nothing an upstream produced may make the relay or the SDK fail, every tool call of
-// any kind comes out as a function tool call, and cited sources as `annotations`.
+// the caller's, of any kind, comes out as a function tool call (numbered from 0; the provider's
+// own calls stay back), and cited sources as `annotations`.
 import { readdirSync, readFileSync } from "node:fs";
 import OpenAI from "openai";
 import { describe, expect, test } from "vitest";
@@ -45,8 +46,9 @@ function direct(name: string, protocol: ProtocolName): Promise<ChatResult> {
   }).result;
 }
 
+/** The caller's calls only: the provider ran the others, and the relay keeps them back. */
 function expectedCalls(result: ChatResult): unknown[] {
-  return result.toolCalls.map((call) => ({
+  return result.toolCalls.filter((call) => !call.providerExecuted).map((call) => ({
     id: call.id,
     type: "function",
     function: { name: call.name || call.type, arguments: call.arguments },
