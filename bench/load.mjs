@@ -16,8 +16,8 @@ import { runRelayLoad } from "./lib/relay_load.mjs";
 const args = parseArgs(process.argv.slice(2));
 const dist = process.env.STOPSTREAM_DIST ?? new URL("../dist/index.js", import.meta.url).href;
 const lib = {
-  ...await import(new URL("demo/upstream.js", dist).href),
-  ...await import(new URL("cli/serve.js", dist).href),
+  ...await import(new URL("apps/demo/upstream.js", dist).href),
+  ...await import(new URL("apps/cli/serve.js", dist).href),
 };
 
 /** One wave as a line. */
