@@ -2,11 +2,14 @@
 // `npm run build` has produced it, the stopstream contenders report themselves unavailable
 // instead of failing the whole run.
 
-/** `{ streamChat }` from dist/index.js, or `{ unavailable: reason }`. */
-export async function loadStopstream() {
+/**
+ * `{ streamChat }` from dist/index.js (or from `url`: bench/ab.mjs --builds), or
+ * `{ unavailable: reason }`.
+ */
+export async function loadStopstream(
+  url = process.env.STOPSTREAM_DIST ?? new URL("../../dist/index.js", import.meta.url).href,
+) {
   try {
-    const url = process.env.STOPSTREAM_DIST ??
-      new URL("../../dist/index.js", import.meta.url).href;
     const mod = await import(url);
     if (typeof mod.streamChat !== "function") {
       return { unavailable: "dist/index.js has no streamChat" };

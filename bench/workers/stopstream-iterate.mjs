@@ -3,10 +3,9 @@
 import { runIfMain } from "../lib/worker.mjs";
 import { answerOf, loadStopstream, optionsOf, protocolSupport } from "../lib/stopstream.mjs";
 
-const { streamChat, unavailable } = await loadStopstream();
-
-const contender = {
-  name: "stopstream-iterate",
+/** The contender over one build's `{ streamChat, unavailable }` (bench/ab.mjs --builds). */
+export const contenderOf = ({ streamChat, unavailable }, name = "stopstream-iterate") => ({
+  name,
   unavailable,
   supports: (workload) => protocolSupport(streamChat, workload),
   async consume(ctx) {
@@ -20,7 +19,8 @@ const contender = {
     if (result === undefined) return { text: undefined };
     return { text: answerOf(ctx.workload, result) };
   },
-};
+});
 
+const contender = contenderOf(await loadStopstream());
 export default contender;
 runIfMain(import.meta.url, contender);

@@ -2,10 +2,9 @@
 import { runIfMain } from "../lib/worker.mjs";
 import { answerOf, loadStopstream, optionsOf, protocolSupport } from "../lib/stopstream.mjs";
 
-const { streamChat, unavailable } = await loadStopstream();
-
-const contender = {
-  name: "stopstream-result",
+/** The contender over one build's `{ streamChat, unavailable }` (bench/ab.mjs --builds). */
+export const contenderOf = ({ streamChat, unavailable }, name = "stopstream-result") => ({
+  name,
   unavailable,
   supports: (workload, task) =>
     task === "ttfd"
@@ -15,7 +14,8 @@ const contender = {
     const result = await streamChat(optionsOf(ctx)).result;
     return { text: answerOf(ctx.workload, result) };
   },
-};
+});
 
+const contender = contenderOf(await loadStopstream());
 export default contender;
 runIfMain(import.meta.url, contender);
