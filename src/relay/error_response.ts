@@ -8,10 +8,15 @@ export interface RelayFailure {
   headers?: Record<string, string>;
 }
 
-export function errorResponse(failure: RelayFailure, headers?: HeadersInit): Response {
+/** `shape`: the error body of the caller's protocol (OpenAI's by default). */
+export function errorResponse(
+  failure: RelayFailure,
+  headers?: HeadersInit,
+  shape: (failure: RelayFailure) => unknown = errorBody,
+): Response {
   const all = new Headers(headers);
   for (const [name, value] of Object.entries(failure.headers ?? {})) all.set(name, value);
-  return Response.json(errorBody(failure), { status: failure.status, headers: all });
+  return Response.json(shape(failure), { status: failure.status, headers: all });
 }
 
 export function errorBody(failure: RelayFailure): { error: Record<string, unknown> } {
