@@ -27,10 +27,21 @@ export class ResponsesEncoder extends InboundEncoder {
     this.#model = model;
   }
 
+  /**
+   * `response.failed`, then an `error` event whose data also carries an `error` object: the
+   * openai SDKs throw on that, where a stream ending in `response.failed` alone would hand
+   * their `finalResponse()` an `in_progress` snapshot as if it were the answer.
+   */
   fail(failure: RelayFailure): string {
-    const error = { code: failure.code ?? failure.type, message: failure.message };
+    const code = failure.code ?? failure.type;
+    const error = { code, message: failure.message };
     const response = { ...this.#response("failed"), error };
-    return this.#sse("response.failed", { response });
+    return this.#sse("response.failed", { response }) +
+      this.#sse("error", {
+        ...error,
+        param: null,
+        error: { type: failure.type, code, message: failure.message, param: null },
+      });
   }
 
   protected translate(event: RelayEvent): string {
