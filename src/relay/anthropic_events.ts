@@ -1,68 +1,24 @@
 // The answer as Anthropic Messages SSE (`message_start`, content blocks, `message_delta`,
 // `message_stop`), or as one `message` object, from the client's events and result.
 
-import type { ChatResult, FinishReason, Usage } from "../core/chat_result.ts";
+import type { ChatResult } from "../core/chat_result.ts";
 import { InboundEncoder } from "./answer_encoder.ts";
 import type { RelayEvent } from "./chunks.ts";
 import type { RelayFailure } from "./error_response.ts";
 import { KEEP_ALIVE } from "./keep_alive.ts";
+import { anthropicErrorBody, anthropicUsage, stopReason } from "./anthropic_shapes.ts";
 
 type Json = Record<string, unknown>;
 
 const PING = 'event: ping\ndata: {"type":"ping"}\n\n';
 const STOP = 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
 
-const STOP_REASONS: Readonly<Record<FinishReason, string>> = {
-  stop: "end_turn",
-  length: "max_tokens",
-  tool_calls: "tool_use",
-  content_filter: "refusal",
-  error: "end_turn",
-};
-
-/** Anthropic's own stop reasons, kept when an Anthropic upstream gave one. */
-const ANTHROPIC_REASONS = new Set([
-  "end_turn",
-  "max_tokens",
-  "stop_sequence",
-  "tool_use",
-  "pause_turn",
-  "refusal",
-  "model_context_window_exceeded",
-]);
-
-export function stopReason(result: ChatResult): string {
-  const own = result.providerFinishReason;
-  return own !== undefined && ANTHROPIC_REASONS.has(own) ? own : STOP_REASONS[result.finishReason];
+function partialJson(json: string): string {
+  return `{"type":"input_json_delta","partial_json":${JSON.stringify(json)}}`;
 }
 
-export function anthropicUsage(usage: Usage | undefined): Json {
-  if (usage === undefined) return { input_tokens: 0, output_tokens: 0 };
-  const out: Json = { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens };
-  if (usage.cachedInputTokens !== undefined) {
-    out.cache_read_input_tokens = usage.cachedInputTokens;
-  }
-  return out;
-}
-
-/** Anthropic's error `type` for an HTTP status. */
-export function anthropicErrorType(status: number): string {
-  if (status === 401) return "authentication_error";
-  if (status === 403) return "permission_error";
-  if (status === 404) return "not_found_error";
-  if (status === 413) return "request_too_large";
-  if (status === 429) return "rate_limit_error";
-  if (status === 529 || status === 503) return "overloaded_error";
-  if (status >= 500) return "api_error";
-  return "invalid_request_error";
-}
-
-export function anthropicErrorBody(failure: RelayFailure): Json {
-  return {
-    type: "error",
-    error: { type: anthropicErrorType(failure.status), message: failure.message },
-  };
-}
+const INPUT_OPEN = partialJson('{"input":"');
+const INPUT_CLOSE = partialJson('"}');
 
 /** One content block at a time, as Anthropic streams them; the caller's tool calls only. */
 export class AnthropicEncoder extends InboundEncoder {
@@ -74,6 +30,11 @@ export class AnthropicEncoder extends InboundEncoder {
   #next = 0;
   /** By the client's tool call index: its block's index, or -1 for a call the provider ran. */
   #blocks: number[] = [];
+  /**
+   * The open block is a custom tool's call, whose input is free text: it goes out as
+   * `{"input": "<text>"}`, as Anthropic's inputs are JSON objects.
+   */
+  #custom = false;
 
   constructor(id: string, model: string) {
     super();
@@ -111,15 +72,22 @@ export class AnthropicEncoder extends InboundEncoder {
           name: event.name || event.toolType,
           input: {},
         };
-        const text = this.#block("tool_use", block, true);
+        let text = this.#block("tool_use", block, true);
         this.#blocks[event.index] = this.#next - 1;
+        if (event.toolType === "custom") {
+          this.#custom = true;
+          text += this.#delta(this.#next - 1, INPUT_OPEN);
+        }
         return text;
       }
       case "tool-call-delta": {
         const index = this.#blocks[event.index] ?? -1;
         if (index < 0) return "";
-        const json = JSON.stringify(event.argumentsDelta);
-        return this.#delta(index, `{"type":"input_json_delta","partial_json":${json}}`);
+        // A custom tool's text, escaped piece by piece: the pieces' escapes join up.
+        const part = this.#custom && index === this.#next - 1
+          ? JSON.stringify(event.argumentsDelta).slice(1, -1)
+          : event.argumentsDelta;
+        return this.#delta(index, partialJson(part));
       }
       case "finish":
         return this.#finish(event.result);
@@ -157,7 +125,9 @@ export class AnthropicEncoder extends InboundEncoder {
   #close(): string {
     if (this.#open === undefined) return "";
     this.#open = undefined;
-    return sse("content_block_stop", { type: "content_block_stop", index: this.#next - 1 });
+    const end = this.#custom ? this.#delta(this.#next - 1, INPUT_CLOSE) : "";
+    this.#custom = false;
+    return end + sse("content_block_stop", { type: "content_block_stop", index: this.#next - 1 });
   }
 
   #delta(index: number, delta: string): string {
@@ -182,49 +152,6 @@ export class AnthropicEncoder extends InboundEncoder {
       usage: anthropicUsage(result.usage),
     });
     return text + STOP;
-  }
-}
-
-/** A `stream: false` answer: the upstream's own blocks when it spoke Anthropic Messages. */
-export function toAnthropicMessage(result: ChatResult, id: string, model: string): Json {
-  const own = result.target?.protocol === "anthropic-messages" && Array.isArray(result.output);
-  return {
-    id: result.id || id,
-    type: "message",
-    role: "assistant",
-    model: result.model || model,
-    content: own ? result.output : contentOf(result),
-    stop_reason: stopReason(result),
-    stop_sequence: null,
-    usage: anthropicUsage(result.usage),
-  };
-}
-
-function contentOf(result: ChatResult): Json[] {
-  const content: Json[] = [];
-  if (result.reasoning !== "") {
-    content.push({ type: "thinking", thinking: result.reasoning, signature: "" });
-  }
-  const text = result.content + (result.refusal ?? "");
-  if (text !== "") content.push({ type: "text", text });
-  for (const call of result.toolCalls) {
-    if (call.providerExecuted === true) continue;
-    content.push({
-      type: "tool_use",
-      id: call.id,
-      name: call.name || call.type,
-      input: parseInput(call.arguments),
-    });
-  }
-  return content;
-}
-
-function parseInput(args: string): unknown {
-  try {
-    const input: unknown = JSON.parse(args === "" ? "{}" : args);
-    return typeof input === "object" && input !== null ? input : { value: input };
-  } catch {
-    return { _raw: args };
   }
 }
 

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { anthropicErrorBody } from "./anthropic_events.ts";
+import { anthropicErrorBody } from "./anthropic_shapes.ts";
 import { errorBody, errorResponse } from "./error_response.ts";
 
 const encoder = new TextEncoder();

@@ -2,7 +2,7 @@
 // the request goes to the first one as it came (its model set), or is refused with a 501.
 
 import type { Context } from "hono";
-import { anthropicErrorBody } from "./anthropic_events.ts";
+import { anthropicErrorBody } from "./anthropic_shapes.ts";
 import { describeFailure } from "./describe_failure.ts";
 import { errorResponse, type RelayFailure } from "./error_response.ts";
 import type { ResolvedRelayOptions } from "./options.ts";

@@ -8,6 +8,12 @@ import { Call, type FeedDecoder, planCall, wrapDecoders } from "../client/intern
 import { EVENT_TERMINAL, type EventOutcome, type StreamDecoder } from "../protocols/protocol.ts";
 import type { RelayItem } from "./chunks.ts";
 
+/**
+ * An event's `type`, leading its data as Anthropic and OpenAI write it. Their SDKs dispatch on the
+ * SSE event name, which some upstreams leave out; the name is always the data's `type`.
+ */
+const TYPE = /^\{\s*"type"\s*:\s*"([a-z_.]+)"/;
+
 /** Marks an attempt whose events are passed on (see `InboundEncoder`). */
 const MARK: RelayItem = { type: "passed", text: "" };
 
@@ -37,7 +43,8 @@ class PassThroughDecoder implements FeedDecoder {
     // A failing event throws here, and is not passed on: the relay writes its own error.
     const outcome = this.#inner.onEvent(event, data);
     const lines = data.indexOf("\n") === -1 ? data : data.replaceAll("\n", "\ndata: ");
-    const text = event === undefined ? `data: ${lines}\n\n` : `event: ${event}\ndata: ${lines}\n\n`;
+    const name = event ?? TYPE.exec(data)?.[1];
+    const text = name === undefined ? `data: ${lines}\n\n` : `event: ${name}\ndata: ${lines}\n\n`;
     if (this.#acc.delivered || outcome === EVENT_TERMINAL) {
       this.#queue.push({ type: "passed", text: this.#held + text });
       this.#held = "";
