@@ -217,3 +217,38 @@ describe("openai SDK responses against the relay", () => {
     expect(await ended).toBeInstanceOf(Error);
   });
 });
+
+describe("keep-alives on the new routes", () => {
+  const post = (path: string, body: unknown) =>
+    fetch(`${relay.url}${path}`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-api-key": "relay-key",
+        // Silent for 3 keep-alive intervals after the answer began.
+        "x-demo-fault": "stall-after=2,stall-ms=700",
+      },
+      body: JSON.stringify(body),
+    });
+
+  it("/v1/messages: ping events once the message began", async () => {
+    const raw = await (await post("/v1/messages", {
+      model: "demo",
+      max_tokens: 100,
+      stream: true,
+      messages: [{ role: "user", content: "Hi" }],
+    })).text();
+    const start = raw.indexOf("event: message_start");
+    expect(start).toBeGreaterThanOrEqual(0);
+    expect(raw.slice(start)).toContain('event: ping\ndata: {"type":"ping"}\n\n');
+    expect(raw.trimEnd()).toMatch(/event: message_stop\ndata: \{"type":"message_stop"\}$/);
+  });
+
+  it("/v1/responses: comments, which no Responses client reads as an event", async () => {
+    const raw = await (await post("/v1/responses", { model: "demo", stream: true, input: "Hi" }))
+      .text();
+    const start = raw.indexOf("event: response.created");
+    expect(raw.slice(start)).toMatch(/^: keep-alive$/m);
+    expect(raw).toContain("event: response.completed");
+  });
+});
