@@ -13,7 +13,7 @@ import { toChatCompletion } from "./completion.ts";
 import { errorBody, type RelayFailure } from "./error_response.ts";
 import { relayChat } from "./forward.ts";
 import { passThroughCall } from "./passthrough.ts";
-import { chunkEncoder } from "./progress.ts";
+import { chunkEncoder, withProgress } from "./progress.ts";
 import { checkChat, parseJsonObject } from "./request_body.ts";
 import { ResponsesEncoder, toResponse } from "./responses_events.ts";
 import { checkResponses, responsesRefusal, responsesToChat } from "./responses_request.ts";
@@ -109,11 +109,14 @@ export const INBOUND: Readonly<Record<ProtocolName, Inbound>> = {
 
 /** The encoder of `answer.protocol`'s events. */
 export function encoderFor(answer: AnswerInfo): AnswerEncoder {
-  if (answer.protocol === "anthropic-messages") {
-    return new AnthropicEncoder(answer.id, answer.model);
+  const { id, model, protocol } = answer;
+  if (protocol === undefined || protocol === "openai-chat") {
+    return chunkEncoder(id, model, answer.includeUsage, answer.progress);
   }
-  if (answer.protocol === "openai-responses") return new ResponsesEncoder(answer.id, answer.model);
-  return chunkEncoder(answer.id, answer.model, answer.includeUsage, answer.progress);
+  const encoder = protocol === "anthropic-messages"
+    ? new AnthropicEncoder(id, model)
+    : new ResponsesEncoder(id, model);
+  return answer.progress === true ? withProgress(encoder) : encoder;
 }
 
 /** The call, with the fast path for chat and pass-through for the caller's own protocol. */

@@ -252,3 +252,25 @@ describe("keep-alives on the new routes", () => {
     expect(raw).toContain("event: response.completed");
   });
 });
+
+describe("progress comments on the new routes", () => {
+  it.each([
+    ["/v1/messages", { model: "demo", max_tokens: 9, stream: true, messages: [] }],
+    ["/v1/responses", { model: "demo", stream: true, input: "Hi" }],
+  ])("%s narrates a retry, and the answer follows", async (path, body) => {
+    const response = await fetch(`${relay.url}${path}`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        authorization: "Bearer relay-key",
+        "x-stopstream-progress": "true",
+        "x-demo-fault": "attempt1=status:503",
+      },
+      body: JSON.stringify(body),
+    });
+    const raw = await response.text();
+    expect(raw).toMatch(/^: retry attempt=2 delay_ms=\d+ reason=503 t=\d+$/m);
+    expect(raw).toMatch(/^: open attempt=2 status=200 t=\d+$/m);
+    expect(raw).toMatch(/event: (message_stop|response\.completed)/);
+  });
+});
