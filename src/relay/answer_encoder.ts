@@ -28,6 +28,7 @@ export abstract class InboundEncoder implements AnswerEncoder {
 
   encode(event: RelayEvent): string {
     if (event.type === "passed") {
+      event.sealed = true;
       this.#passing = true;
       if (event.text !== "") this.started = true;
       return event.text;

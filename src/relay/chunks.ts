@@ -29,6 +29,8 @@ export interface ForwardedEvents {
 export interface PassedEvents {
   type: "passed";
   text: string;
+  /** Set when the item is encoded: later events start a new one (until then they join it). */
+  sealed: boolean;
 }
 
 /** What the relay's decoders queue beside the client's events. */

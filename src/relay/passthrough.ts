@@ -6,7 +6,7 @@ import type { Accumulator } from "../core/accumulator.ts";
 import type { ProtocolName, StreamChatOptions } from "../core/chat_options.ts";
 import { Call, type FeedDecoder, planCall, wrapDecoders } from "../client/internal.ts";
 import { EVENT_TERMINAL, type EventOutcome, type StreamDecoder } from "../protocols/protocol.ts";
-import type { RelayItem } from "./chunks.ts";
+import type { PassedEvents, RelayItem } from "./chunks.ts";
 
 /**
  * An event's `type`, leading its data as Anthropic and OpenAI write it. Their SDKs dispatch on the
@@ -15,7 +15,7 @@ import type { RelayItem } from "./chunks.ts";
 const TYPE = /^\{\s*"type"\s*:\s*"([a-z_.]+)"/;
 
 /** Marks an attempt whose events are passed on (see `InboundEncoder`). */
-const MARK: RelayItem = { type: "passed", text: "" };
+const MARK: PassedEvents = { type: "passed", text: "", sealed: true };
 
 /**
  * Holds what comes before the answer begins (`message_start`, `response.created`, pings): a
@@ -27,6 +27,8 @@ class PassThroughDecoder implements FeedDecoder {
   #queue: Call<RelayItem>;
   #held = "";
   #marked = false;
+  /** The item still waiting in the queue: the events of one network read go out as one write. */
+  #last: PassedEvents = MARK;
 
   constructor(inner: StreamDecoder, acc: Accumulator, queue: Call<RelayItem>) {
     this.#inner = inner;
@@ -46,7 +48,12 @@ class PassThroughDecoder implements FeedDecoder {
     const name = event ?? TYPE.exec(data)?.[1];
     const text = name === undefined ? `data: ${lines}\n\n` : `event: ${name}\ndata: ${lines}\n\n`;
     if (this.#acc.delivered || outcome === EVENT_TERMINAL) {
-      this.#queue.push({ type: "passed", text: this.#held + text });
+      if (this.#last.sealed) {
+        this.#last = { type: "passed", text: this.#held + text, sealed: false };
+        this.#queue.push(this.#last);
+      } else {
+        this.#last.text += text;
+      }
       this.#held = "";
     } else {
       this.#held += text;

@@ -10,6 +10,10 @@ import { ending, type Item, itemJson, responseShell, responsesUsage } from "./re
 
 type Json = Record<string, unknown>;
 
+const TEXT_DELTA = "response.output_text.delta";
+const SUMMARY_DELTA = "response.reasoning_summary_text.delta";
+const ARGUMENTS_DELTA = "response.function_call_arguments.delta";
+
 export class ResponsesEncoder extends InboundEncoder {
   readonly done = "";
   readonly #id: string;
@@ -71,11 +75,7 @@ export class ResponsesEncoder extends InboundEncoder {
         const item = this.#items[index];
         if (item === undefined) return "";
         item.text += event.argumentsDelta;
-        return this.#sse("response.function_call_arguments.delta", {
-          item_id: item.id,
-          output_index: index,
-          delta: event.argumentsDelta,
-        });
+        return this.#delta(ARGUMENTS_DELTA, item, event.argumentsDelta);
       }
       case "finish":
         return this.#finish(event.result);
@@ -105,20 +105,22 @@ export class ResponsesEncoder extends InboundEncoder {
       text += this.#add(item);
     }
     item.text += delta;
-    const where = { item_id: item.id, output_index: this.#items.length - 1 };
-    return text +
-      (kind === "message"
-        ? this.#sse("response.output_text.delta", {
-          ...where,
-          content_index: 0,
-          delta,
-          logprobs: [],
-        })
-        : this.#sse("response.reasoning_summary_text.delta", {
-          ...where,
-          summary_index: 0,
-          delta,
-        }));
+    return text + this.#delta(kind === "message" ? TEXT_DELTA : SUMMARY_DELTA, item, delta);
+  }
+
+  /** A delta event, written without building its object: one per token. */
+  #delta(type: string, item: Item, delta: string): string {
+    const where = item.where ??= `,"item_id":${JSON.stringify(item.id)},"output_index":${
+      this.#items.indexOf(item)
+    }`;
+    const tail = type === TEXT_DELTA
+      ? ',"content_index":0,"delta":'
+      : type === SUMMARY_DELTA
+      ? ',"summary_index":0,"delta":'
+      : ',"delta":';
+    const end = type === TEXT_DELTA ? ',"logprobs":[]}\n\n' : "}\n\n";
+    return `event: ${type}\ndata: {"type":"${type}","sequence_number":${this
+      .#seq++}${where}${tail}${JSON.stringify(delta)}${end}`;
   }
 
   #add(item: Item): string {

@@ -11,6 +11,8 @@ export interface Item {
   text: string;
   callId: string;
   name: string;
+  /** Its `item_id` and `output_index` as delta events write them, once made. */
+  where?: string;
 }
 
 export function responsesUsage(usage: Usage | undefined): Json | null {
