@@ -59,13 +59,17 @@ export function anthropicErrorBody(failure: RelayFailure): Json {
 
 /** A `stream: false` answer: the upstream's own blocks when it spoke Anthropic Messages. */
 export function toAnthropicMessage(result: ChatResult, id: string, model: string): Json {
-  const own = result.target?.protocol === "anthropic-messages" && Array.isArray(result.output);
+  // An Anthropic upstream's own turn: `{ role, content: blocks }`.
+  const output = result.target?.protocol === "anthropic-messages" ? result.output : undefined;
+  const own = output !== undefined && !Array.isArray(output) && Array.isArray(output.content)
+    ? output.content
+    : undefined;
   return {
     id: result.id || id,
     type: "message",
     role: "assistant",
     model: result.model || model,
-    content: own ? result.output : contentOf(result),
+    content: own ?? contentOf(result),
     stop_reason: stopReason(result),
     stop_sequence: null,
     usage: anthropicUsage(result.usage),

@@ -115,6 +115,44 @@ describe("passed through, each SDK assembles what it assembles from the provider
   });
 });
 
+describe("passed through, stream: false is the provider's own blocks and items", () => {
+  const params = {
+    model: "any",
+    max_tokens: 100,
+    messages: [{ role: "user" as const, content: "Hi" }],
+  };
+  const own = (protocol: ProtocolName) => answered.filter((c) => c.protocol === protocol);
+  test.each(own("anthropic-messages"))("$name", async ({ name, protocol }) => {
+    const streamed = await settled(
+      anthropicClient(straight(name)).messages.stream(params).finalMessage(),
+    );
+    if ("error" in streamed) return; // a recording the SDK cannot read (checked above)
+    const whole = await anthropicClient(fetchOf(name, protocol)).messages.create(params);
+    // The provider's own blocks, in order (the SDK's stream leaves some blocks' inputs empty).
+    const shape = (content: Anthropic.ContentBlock[]) =>
+      content.map((b) => [b.type, "id" in b ? b.id : null, "text" in b ? b.text : null]);
+    expect(shape(whole.content)).toEqual(shape(streamed.value.content));
+  });
+  test.each(own("openai-responses"))("$name", async ({ name, protocol }) => {
+    const streamed = await settled(
+      openaiClient(straight(name)).responses.stream({ model: "any", input: "Hi" }).finalResponse(),
+    );
+    if ("error" in streamed) return;
+    const whole = await openaiClient(fetchOf(name, protocol)).responses.create({
+      model: "any",
+      input: "Hi",
+    });
+    // The provider's own items (encrypted reasoning, and OpenRouter's item ids, differ between a
+    // recording's item events and its `response.completed`, which the SDK's stream keeps).
+    const shape = (output: OpenAI.Responses.ResponseOutputItem[]) =>
+      output.map((item) => [
+        item.type,
+        item.type === "message" ? item.content.map((c) => "text" in c ? c.text : c.type) : null,
+      ]);
+    expect(shape(whole.output)).toEqual(shape(streamed.value.output));
+  });
+});
+
 describe("POST /v1/messages: the Anthropic SDK's message holds the recording's answer", () => {
   const translated = answered.filter((c) => c.protocol !== "anthropic-messages");
   test.each(translated)("$name", async ({ name, protocol }) => {
