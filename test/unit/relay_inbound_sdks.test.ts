@@ -121,6 +121,24 @@ describe("@anthropic-ai/sdk against the relay", () => {
     expect(block?.type === "text" ? block.text : "").toMatch(/^The tool answered: "sunny"/);
   });
 
+  it("thinking comes as a thinking block, and sent back it is accepted", async () => {
+    const client = anthropic();
+    const first = await client.messages.stream({ ...params, model: "demo-reason" }).finalMessage();
+    const thinking = first.content.find((b) => b.type === "thinking");
+    expect(thinking?.thinking).not.toBe("");
+    expect(typeof thinking?.signature).toBe("string");
+    const second = await client.messages.create({
+      ...params,
+      messages: [
+        ...params.messages,
+        { role: "assistant", content: first.content },
+        { role: "user", content: "And again" },
+      ],
+    });
+    const [block] = second.content;
+    expect(block?.type === "text" ? block.text : "").toMatch(/^You said: "And again"/);
+  });
+
   it("a drop mid-answer: the SDK sees an error, not a complete message", async () => {
     const before = upstream.requests().length;
     const stream = anthropic("drop-after=5").messages.stream(params);
