@@ -3,6 +3,7 @@ import { cors } from "hono/cors";
 import { ATTEMPTS_HEADER, STREAM_ID_HEADER, UPSTREAM_HEADER } from "../core/constants.ts";
 import { requireKey } from "./auth.ts";
 import { chatRoute, createCooldowns } from "./chat_route.ts";
+import { anthropicErrorBody } from "./anthropic_shapes.ts";
 import { countTokensRoute } from "./count_tokens.ts";
 import { INBOUND } from "./inbound.ts";
 import { errorResponse, methodNotAllowed, noStreams, notFound } from "./error_response.ts";
@@ -51,13 +52,16 @@ export function createRelay(options: RelayOptions): Hono {
   const cooldowns = createCooldowns(config);
   const route = (path: string, inbound: keyof typeof INBOUND): void => {
     app.post(path, chatRoute(config, streams, INBOUND[inbound], cooldowns));
-    app.all(path, (c) => methodNotAllowed(c.req.method, "POST"));
+    app.all(path, (c) => methodNotAllowed(c.req.method, "POST", INBOUND[inbound].errorBody));
   };
   route("/v1/chat/completions", "openai-chat");
   route("/v1/messages", "anthropic-messages");
   route("/v1/responses", "openai-responses");
   app.post("/v1/messages/count_tokens", countTokensRoute(config));
-  app.all("/v1/messages/count_tokens", (c) => methodNotAllowed(c.req.method, "POST"));
+  app.all(
+    "/v1/messages/count_tokens",
+    (c) => methodNotAllowed(c.req.method, "POST", anthropicErrorBody),
+  );
   if (streams !== undefined) app.route("/", streamRoutes(streams));
 
   // Routes, not only `notFound`: mounted in another app (`app.route`), the relay's `notFound`

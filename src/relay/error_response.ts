@@ -45,13 +45,21 @@ export function noStreams(): Response {
   });
 }
 
-export function methodNotAllowed(method: string, allowed: string): Response {
-  return errorResponse({
-    status: 405,
-    message: `Method ${method} is not allowed here; use ${allowed}.`,
-    type: "invalid_request_error",
-    code: "method_not_allowed",
-  }, { allow: allowed });
+export function methodNotAllowed(
+  method: string,
+  allowed: string,
+  shape: (failure: RelayFailure) => unknown = errorBody,
+): Response {
+  return errorResponse(
+    {
+      status: 405,
+      message: `Method ${method} is not allowed here; use ${allowed}.`,
+      type: "invalid_request_error",
+      code: "method_not_allowed",
+    },
+    { allow: allowed },
+    shape,
+  );
 }
 
 /** Ends a failed stream: no `[DONE]` follows it. */

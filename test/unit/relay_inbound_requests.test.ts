@@ -41,7 +41,7 @@ function relay(...protocols: ProtocolName[]) {
       headers: { "content-type": "application/json", "x-api-key": "relay-key", ...headers },
       body: typeof body === "string" ? body : JSON.stringify(body),
     });
-  return { post, sent };
+  return { post, sent, app };
 }
 
 const MESSAGES = { model: "m", max_tokens: 50, messages: [{ role: "user", content: "Hi" }] };
@@ -98,6 +98,12 @@ describe("POST /v1/messages: bad input is a 4xx in Anthropic's error shape", () 
 
   test("a 10 MB body is a 413", async () => {
     expect(await anthropicError(await post("/v1/messages", BIG), 413)).toMatch(/larger/);
+  });
+
+  test("GET is a 405 in Anthropic's shape", async () => {
+    const { app } = relay("openai-chat");
+    const response = await app.request("/v1/messages", { headers: { "x-api-key": "relay-key" } });
+    expect(await anthropicError(response, 405)).toMatch(/use POST/);
   });
 
   test("no key, or a wrong one, is a 401 in Anthropic's shape; a bearer key passes too", async () => {
