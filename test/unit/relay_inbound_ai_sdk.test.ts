@@ -1,7 +1,8 @@
 /**
  * The AI SDK's `@ai-sdk/anthropic` and `@ai-sdk/openai` (Responses) providers' `streamText` against
  * the relay on a loopback socket, its upstream the demo model on another: a 503 on the first
- * attempt (the answer arrives whole) and a drop mid-answer (an error, not a complete answer).
+ * attempt (the answer arrives whole), a drop mid-answer (an error, not a complete answer) and a
+ * caller that stops reading and aborts (the upstream request closes within 2 s).
  */
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
@@ -76,6 +77,27 @@ describe.each(MODELS)("%s streamText against the relay", (_name, model) => {
     expect(errors).toEqual([]);
     expect(text).toMatch(/^You said: "Hi"\. This is the stopstream demo model.*token\.$/);
     expect(upstream.requests().length).toBe(before + 2);
+  });
+
+  it("a caller abort closes the upstream request within 2 s, never retried", async () => {
+    const before = upstream.requests().length;
+    const abort = new AbortController();
+    const result = streamText({
+      model: model("word-delay=50"),
+      prompt: "Hi",
+      maxRetries: 0,
+      abortSignal: abort.signal,
+      onError: () => {},
+    });
+    for await (const part of result.fullStream) {
+      if (part.type === "text-delta") break;
+    }
+    const served = await upstream.request(before + 1);
+    const aborted = Date.now();
+    abort.abort();
+    expect(await served.closed).toBe("aborted");
+    expect(Date.now() - aborted).toBeLessThan(2_000);
+    expect(upstream.requests().length).toBe(before + 1);
   });
 
   it("a drop mid-answer: an error, not a complete answer", async () => {
