@@ -6,10 +6,11 @@ import type { Call } from "../client/internal.ts";
 import { noop } from "../core/constants.ts";
 import { isInterruptedError } from "../core/error_guards.ts";
 import { bodyPipe } from "./body_pipe.ts";
-import { type ChunkEncoder, DONE_EVENT, type RelayEvent, type RelayItem } from "./chunks.ts";
+import type { AnswerEncoder } from "./answer_encoder.ts";
+import type { RelayEvent, RelayItem } from "./chunks.ts";
 import { commitTiming } from "./commit.ts";
 import { describeFailure } from "./describe_failure.ts";
-import { errorEvent } from "./error_response.ts";
+import type { RelayFailure } from "./error_response.ts";
 import { callerStalled, KEEP_ALIVE, STALLED_KEEP_ALIVES } from "./keep_alive.ts";
 import type { AnswerLabel } from "./progress.ts";
 
@@ -20,13 +21,15 @@ export interface RelayedStream {
   stream: Call<RelayItem>;
   /** Wired into `streamChat`'s `signal`. */
   abort: AbortController;
-  encoder: ChunkEncoder;
+  encoder: AnswerEncoder;
   keepAliveMs: number;
   /** Upstream keys to scrub from error messages. */
   secrets: readonly string[];
   attempts: () => number;
   /** The configured index of a call's target (default: the same number). */
   upstreamOf?: (target: number) => number;
+  /** The error body of the caller's protocol, for an HTTP error (default: OpenAI's). */
+  errorBody?: (failure: RelayFailure) => unknown;
 }
 
 export class AnswerWriter {
@@ -78,7 +81,7 @@ export class AnswerWriter {
     // Committed without content: a comment flushes the headers through proxies at once.
     this.#send(buffered === "" && !ended ? KEEP_ALIVE : buffered);
     if (ended) {
-      this.#send(DONE_EVENT);
+      this.#send(this.#call.encoder.done);
       this.#close();
       return this.body;
     }
@@ -87,7 +90,7 @@ export class AnswerWriter {
       // Closed: the caller went away (`#gone` stopped the call); else the relay itself failed.
       if (this.#closed) return;
       try {
-        this.#send(errorEvent(describeFailure(error, this.#call.secrets)));
+        this.#send(this.#call.encoder.fail(describeFailure(error, this.#call.secrets)));
       } catch {
         // Not even the error event could be made: the stream's end without [DONE] says it.
       }
@@ -126,7 +129,7 @@ export class AnswerWriter {
       } catch (error) {
         // A caller that went away reads nothing more; anyone else learns the answer is cut.
         if (!isInterruptedError(error) && !this.#closed) {
-          out += errorEvent(describeFailure(error, this.#call.secrets));
+          out += encoder.fail(describeFailure(error, this.#call.secrets));
           this.#send(out);
         }
         return this.#close();
@@ -134,7 +137,7 @@ export class AnswerWriter {
       this.#pending = undefined;
       if (this.#closed) return;
       if (step.done) {
-        this.#send(out + DONE_EVENT);
+        this.#send(out + encoder.done);
         return this.#close();
       }
       const event = step.value;
@@ -198,7 +201,7 @@ export class AnswerWriter {
       clearInterval(this.#keepAlive);
       this.#keepAlive = setInterval(this.#onTick, this.#tick);
     }
-    if (Date.now() - this.#lastWrite >= keepAliveMs) this.#send(KEEP_ALIVE);
+    if (Date.now() - this.#lastWrite >= keepAliveMs) this.#send(encoder.keepAlive());
   };
 
   #close(): void {
@@ -224,7 +227,7 @@ export class AnswerWriter {
 
   #stalled(): void {
     // Queued behind what it has not read: a caller who comes back reads why the answer ends.
-    this.#send(errorEvent(callerStalled(this.#call.keepAliveMs)));
+    this.#send(this.#call.encoder.fail(callerStalled(this.#call.keepAliveMs)));
     this.#close();
     this.#stopCall(new Error("the caller took nothing of the answer"));
   }

@@ -2,15 +2,19 @@ import { Hono } from "hono";
 import { cors } from "hono/cors";
 import { ATTEMPTS_HEADER, STREAM_ID_HEADER, UPSTREAM_HEADER } from "../core/constants.ts";
 import { requireKey } from "./auth.ts";
-import { chatRoute } from "./chat_route.ts";
+import { chatRoute, createCooldowns } from "./chat_route.ts";
+import { anthropicErrorBody } from "./anthropic_shapes.ts";
+import { countTokensRoute } from "./count_tokens.ts";
+import { INBOUND } from "./inbound.ts";
 import { errorResponse, methodNotAllowed, noStreams, notFound } from "./error_response.ts";
 import { modelsRoute } from "./models_route.ts";
 import { type RelayOptions, resolveRelayOptions } from "./options.ts";
 import { streamRoutes, type StreamsConfig } from "./streams/routes.ts";
 
 /**
- * Create the relay: `POST /v1/chat/completions`, `GET /v1/models` and `GET /healthz` (with
- * `streams`, also `GET /v1/streams/{id}` and `POST /v1/streams/{id}/cancel`).
+ * Create the relay: `POST /v1/chat/completions`, `POST /v1/messages` (and its
+ * `/count_tokens`), `POST /v1/responses`, `GET /v1/models` and `GET /healthz` (with `streams`,
+ * also `GET /v1/streams/{id}` and `POST /v1/streams/{id}/cancel`).
  *
  * @example
  * ```ts
@@ -45,12 +49,23 @@ export function createRelay(options: RelayOptions): Hono {
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.use("/v1/*", requireKey(config.keys));
   app.get("/v1/models", modelsRoute(config));
-  app.post("/v1/chat/completions", chatRoute(config, streams));
+  const cooldowns = createCooldowns(config);
+  const route = (path: string, inbound: keyof typeof INBOUND): void => {
+    app.post(path, chatRoute(config, streams, INBOUND[inbound], cooldowns));
+    app.all(path, (c) => methodNotAllowed(c.req.method, "POST", INBOUND[inbound].errorBody));
+  };
+  route("/v1/chat/completions", "openai-chat");
+  route("/v1/messages", "anthropic-messages");
+  route("/v1/responses", "openai-responses");
+  app.post("/v1/messages/count_tokens", countTokensRoute(config));
+  app.all(
+    "/v1/messages/count_tokens",
+    (c) => methodNotAllowed(c.req.method, "POST", anthropicErrorBody),
+  );
   if (streams !== undefined) app.route("/", streamRoutes(streams));
 
   // Routes, not only `notFound`: mounted in another app (`app.route`), the relay's `notFound`
   // is not the one that answers, and a caller would get that app's plain-text 404.
-  app.all("/v1/chat/completions", (c) => methodNotAllowed(c.req.method, "POST"));
   app.all("/v1/models", (c) => methodNotAllowed(c.req.method, "GET"));
   app.all("/healthz", (c) => methodNotAllowed(c.req.method, "GET"));
   app.all(

@@ -1,20 +1,38 @@
 import type { MiddlewareHandler } from "hono";
-import { errorResponse } from "./error_response.ts";
+import { anthropicErrorBody } from "./anthropic_shapes.ts";
+import { errorBody, errorResponse } from "./error_response.ts";
 
 const encoder = new TextEncoder();
 
-/** A 401 unless the request carries one of `keys` (none: every request passes). */
+/**
+ * A 401 unless the request carries one of `keys` (none: every request passes), as
+ * `Authorization: Bearer <key>` or, as Anthropic's SDKs send it, `x-api-key: <key>`.
+ */
 export function requireKey(keys: readonly string[]): MiddlewareHandler {
   const isAuthorized = createKeyCheck(keys);
   return async (c, next) => {
-    if (await isAuthorized(c.req.header("authorization"))) return next();
-    return errorResponse({
-      status: 401,
-      message: "Missing or invalid relay key; send `Authorization: Bearer <key>`.",
-      type: "invalid_request_error",
-      code: "invalid_api_key",
-    }, { "www-authenticate": "Bearer" });
+    if (await isAuthorized(callerAuthorization(c.req.raw.headers))) return next();
+    const anthropic = c.req.path.startsWith("/v1/messages");
+    return errorResponse(
+      {
+        status: 401,
+        message: "Missing or invalid relay key; send `Authorization: Bearer <key>`" +
+          (anthropic ? " or `x-api-key: <key>`." : "."),
+        type: anthropic ? "authentication_error" : "invalid_request_error",
+        code: "invalid_api_key",
+      },
+      { "www-authenticate": "Bearer" },
+      anthropic ? anthropicErrorBody : errorBody,
+    );
   };
+}
+
+/** The caller's key as an `Authorization` value: its bearer token, else its `x-api-key`. */
+export function callerAuthorization(headers: Headers): string | undefined {
+  const authorization = headers.get("authorization");
+  if (authorization !== null) return authorization;
+  const key = headers.get("x-api-key");
+  return key === null ? undefined : `Bearer ${key}`;
 }
 
 /**

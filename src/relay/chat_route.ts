@@ -1,23 +1,22 @@
-// `POST /v1/chat/completions`: one caller's request checked, routed past cooling upstreams, and
-// answered as a stream, as one JSON answer, or as a resumable stream in a Durable Object.
+// `POST /v1/chat/completions`, `/v1/messages`, `/v1/responses`: one caller's request checked,
+// routed past cooling upstreams, and answered in the caller's protocol as a stream, as one JSON
+// answer, or as a resumable stream in a Durable Object.
 
 import type { Context } from "hono";
 import { Call, planCall } from "../client/internal.ts";
 import type { StreamChatOptions } from "../core/chat_options.ts";
 import { ATTEMPTS_HEADER, UPSTREAM_HEADER } from "../core/constants.ts";
 import { abortOnDisconnect } from "./caller_signal.ts";
-import { toChatCompletion } from "./completion.ts";
 import { UpstreamCooldowns, type UpstreamRoute } from "./cooldown.ts";
-import { errorResponse, type RelayFailure } from "./error_response.ts";
-import { relayChat } from "./forward.ts";
+import { errorResponse as failureResponse, type RelayFailure } from "./error_response.ts";
+import { type AnswerInfo, callFor, encoderFor, type Inbound } from "./inbound.ts";
 import { jsonResponse } from "./json_response.ts";
 import { collectLogprobs } from "./logprobs.ts";
 import type { ResolvedRelayOptions } from "./options.ts";
-import { chunkEncoder, wantsProgress } from "./progress.ts";
-import { type ChatRequestBody, parseChatRequest, readLimited } from "./request_body.ts";
+import { wantsProgress } from "./progress.ts";
+import { readLimited } from "./request_body.ts";
 import { sseResponse } from "./sse_response.ts";
 import { startStream, type StreamsConfig, wantsResumable } from "./streams/routes.ts";
-import { canHonour } from "./translate_request.ts";
 import { answerTooLarge, callOptions } from "./upstream_call.ts";
 import { createUpstreamFetch, forwardedHeaders, type UpstreamFetch } from "./upstream_fetch.ts";
 
@@ -32,41 +31,37 @@ const NOT_RESUMABLE: RelayFailure = {
   code: "resumable_unavailable",
 };
 
-/** What one answer needs besides the call: its id and model, how it is written. */
-interface Answer {
-  id: string;
-  model: string;
-  includeUsage: boolean;
-  progress: boolean;
-}
-
-/** The route's handler; the cooldowns and the retry budget live as long as it (an isolate). */
-export function chatRoute(
-  config: ResolvedRelayOptions,
-  streams: StreamsConfig | undefined,
-): (c: Context) => Promise<Response> {
-  const secrets = config.upstreams.flatMap((u) => (u.apiKey ? [u.apiKey] : []));
-  const cooldowns = new UpstreamCooldowns(config.upstreams.length, {
+/** The cooldowns, shared by every route of one relay: they live as long as it (an isolate). */
+export function createCooldowns(config: ResolvedRelayOptions): UpstreamCooldowns {
+  return new UpstreamCooldowns(config.upstreams.length, {
     failures: config.cooldownFailures,
     cooldownMs: config.cooldownMs,
   });
+}
+
+/** The handler of the route that speaks `inbound`'s protocol. */
+export function chatRoute(
+  config: ResolvedRelayOptions,
+  streams: StreamsConfig | undefined,
+  inbound: Inbound,
+  cooldowns: UpstreamCooldowns,
+): (c: Context) => Promise<Response> {
+  const secrets = config.upstreams.flatMap((u) => (u.apiKey ? [u.apiKey] : []));
   const upstreams = config.upstreams;
+  const errorResponse = (failure: RelayFailure): Response =>
+    failureResponse(failure, undefined, inbound.errorBody);
 
   return async (c) => {
     const text = await readLimited(c.req.raw, config.maxBodyBytes);
     if (typeof text !== "string") return errorResponse(text);
-    const body = parseChatRequest(text);
-    if (!isChatRequest(body)) return errorResponse(body);
+    const read = inbound.read(text);
+    if ("failure" in read) return errorResponse(read.failure);
+    const body = read.json;
     // An upstream that cannot honour the request (Anthropic and `response_format`) is skipped.
-    const usable = (index: number): boolean => canHonour(body, upstreams[index]!.protocol);
+    const refusals = upstreams.map((u) => inbound.refusal(body, u.protocol));
+    const usable = (index: number): boolean => refusals[index] === undefined;
     if (!upstreams.some((_, index) => usable(index))) {
-      return errorResponse({
-        status: 400,
-        message: "None of this relay's upstreams can honour `response_format` (Anthropic " +
-          "Messages has no equivalent); leave it out, or add an upstream that has one.",
-        type: "invalid_request_error",
-        code: "unsupported_parameter",
-      });
+      return errorResponse(inbound.refused(refusals[0]!));
     }
     const streaming = body.stream === true;
     const resumable = streaming && wantsResumable(c.req.raw.headers);
@@ -77,7 +72,7 @@ export function chatRoute(
     const call: StreamChatOptions = {
       ...callOptions(
         route.order.map((index) => upstreams[index]!),
-        body,
+        (protocol, model) => inbound.bodyFor(body, protocol, model),
         forwardedHeaders(c.req.raw.headers, config.forwardHeaders),
         resumable ? undefined : (target) => route.fetchFor(target, upstream.fetch),
       ),
@@ -86,12 +81,13 @@ export function chatRoute(
       ...(config.timeouts !== undefined ? { timeouts: config.timeouts } : {}),
     };
     const streamOptions = body.stream_options as { include_usage?: unknown } | null | undefined;
-    const answer: Answer = {
-      id: `chatcmpl-${crypto.randomUUID().replaceAll("-", "")}`,
+    const answer: AnswerInfo = {
+      id: `${inbound.idPrefix}${crypto.randomUUID().replaceAll("-", "")}`,
       model: upstreams[0]!.model ??
         (typeof body.model === "string" ? body.model : UNNAMED_MODEL),
       includeUsage: streamOptions?.include_usage === true,
       progress: wantsProgress(c.req.raw.headers),
+      protocol: inbound.protocol,
     };
     if (resumable && streams !== undefined) {
       // The call runs in the stream's Durable Object: a caller who leaves does not stop it.
@@ -114,7 +110,7 @@ export function chatRoute(
       signal: abort.signal,
       ...(config.retryBudget !== undefined ? { retryBudget: config.retryBudget } : {}),
     };
-    const held = { config, secrets, route, upstream, abort, answer };
+    const held = { config, secrets, route, upstream, abort, answer, inbound };
     return streaming ? await streamed(held, local) : await whole(held, local);
   };
 }
@@ -126,13 +122,14 @@ interface Held {
   route: UpstreamRoute;
   upstream: UpstreamFetch;
   abort: AbortController;
-  answer: Answer;
+  answer: AnswerInfo;
+  inbound: Inbound;
 }
 
 async function streamed(held: Held, options: StreamChatOptions): Promise<Response> {
   const { answer, route, upstream } = held;
-  const encoder = chunkEncoder(answer.id, answer.model, answer.includeUsage, answer.progress);
-  const chat = relayChat(options, encoder, upstream.tap);
+  const encoder = encoderFor(answer);
+  const chat = callFor(options, encoder, answer.protocol, upstream.tap);
   const response = sseResponse({
     stream: chat,
     abort: held.abort,
@@ -141,6 +138,7 @@ async function streamed(held: Held, options: StreamChatOptions): Promise<Respons
     secrets: held.secrets,
     attempts: () => upstream.calls,
     upstreamOf: (target) => route.upstreamOf(target),
+    errorBody: held.inbound.errorBody,
   });
   route.watch(chat.result); // after sseResponse began iterating: its events are kept
   return await response;
@@ -169,7 +167,7 @@ async function whole(held: Held, options: StreamChatOptions): Promise<Response> 
     };
     // Only an openai-chat answer has them (a fallback of another protocol may have answered).
     const lists = result.target?.protocol === "openai-chat" ? logprobs.lists ?? null : null;
-    const completion = toChatCompletion(
+    const completion = held.inbound.whole(
       result,
       result.id || answer.id,
       result.model || answer.model,
@@ -190,9 +188,6 @@ async function whole(held: Held, options: StreamChatOptions): Promise<Response> 
     keepAliveMs: config.keepAliveMs,
     secrets: held.secrets,
     attempts: () => upstream.calls,
+    errorBody: held.inbound.errorBody,
   });
-}
-
-function isChatRequest(value: ChatRequestBody | { status: number }): value is ChatRequestBody {
-  return Array.isArray((value as ChatRequestBody).messages);
 }

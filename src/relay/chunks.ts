@@ -1,6 +1,8 @@
 import type { ChatResult, StreamEvent, ToolCall } from "../core/chat_result.ts";
 import { callId, toAnnotations, toOpenAIUsage } from "./openai_shapes.ts";
 import { joinFields, type UpstreamFields } from "./upstream_fields.ts";
+import { errorEvent, type RelayFailure } from "./error_response.ts";
+import { KEEP_ALIVE } from "./keep_alive.ts";
 
 /** Ends a successful stream only: a failed one ends with an error event. */
 export const DONE_EVENT = "data: [DONE]\n\n";
@@ -20,8 +22,19 @@ export interface ForwardedEvents {
   piece: string | undefined;
 }
 
+/**
+ * Upstream events of the caller's own protocol, as the provider sent them (passthrough.ts); the
+ * empty text marks an attempt whose events are passed on, so the encoder writes no other.
+ */
+export interface PassedEvents {
+  type: "passed";
+  text: string;
+  /** Set when the item is encoded: later events start a new one (until then they join it). */
+  sealed: boolean;
+}
+
 /** What the relay's decoders queue beside the client's events. */
-export type RelayItem = ForwardedEvents | UpstreamFields;
+export type RelayItem = ForwardedEvents | UpstreamFields | PassedEvents;
 export type RelayEvent = StreamEvent | RelayItem;
 
 /** OpenAI `chat.completion.chunk` events, whatever protocol the upstream speaks. */
@@ -46,6 +59,16 @@ export class ChunkEncoder {
    */
   #callIndex: number[] = [];
   #callsWritten = 0;
+
+  readonly done: string = DONE_EVENT;
+
+  fail(failure: RelayFailure): string {
+    return errorEvent(failure);
+  }
+
+  keepAlive(): string {
+    return KEEP_ALIVE;
+  }
 
   constructor(id: string, model: string, includeUsage: boolean) {
     this.includeUsage = includeUsage;

@@ -8,10 +8,15 @@ export interface RelayFailure {
   headers?: Record<string, string>;
 }
 
-export function errorResponse(failure: RelayFailure, headers?: HeadersInit): Response {
+/** `shape`: the error body of the caller's protocol (OpenAI's by default). */
+export function errorResponse(
+  failure: RelayFailure,
+  headers?: HeadersInit,
+  shape: (failure: RelayFailure) => unknown = errorBody,
+): Response {
   const all = new Headers(headers);
   for (const [name, value] of Object.entries(failure.headers ?? {})) all.set(name, value);
-  return Response.json(errorBody(failure), { status: failure.status, headers: all });
+  return Response.json(shape(failure), { status: failure.status, headers: all });
 }
 
 export function errorBody(failure: RelayFailure): { error: Record<string, unknown> } {
@@ -40,13 +45,21 @@ export function noStreams(): Response {
   });
 }
 
-export function methodNotAllowed(method: string, allowed: string): Response {
-  return errorResponse({
-    status: 405,
-    message: `Method ${method} is not allowed here; use ${allowed}.`,
-    type: "invalid_request_error",
-    code: "method_not_allowed",
-  }, { allow: allowed });
+export function methodNotAllowed(
+  method: string,
+  allowed: string,
+  shape: (failure: RelayFailure) => unknown = errorBody,
+): Response {
+  return errorResponse(
+    {
+      status: 405,
+      message: `Method ${method} is not allowed here; use ${allowed}.`,
+      type: "invalid_request_error",
+      code: "method_not_allowed",
+    },
+    { allow: allowed },
+    shape,
+  );
 }
 
 /** Ends a failed stream: no `[DONE]` follows it. */

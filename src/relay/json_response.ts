@@ -1,7 +1,7 @@
 import { ATTEMPTS_HEADER } from "../core/constants.ts";
 import { COMMIT, commitTiming, raceCommit } from "./commit.ts";
 import { describeFailure } from "./describe_failure.ts";
-import { errorBody, errorResponse } from "./error_response.ts";
+import { errorBody, errorResponse, type RelayFailure } from "./error_response.ts";
 
 export interface RelayedAnswer {
   answer: Promise<{ json: string; headers: Record<string, string> }>;
@@ -10,6 +10,8 @@ export interface RelayedAnswer {
   /** Upstream keys to scrub from error messages. */
   secrets: readonly string[];
   attempts: () => number;
+  /** The error body of the caller's protocol (default: OpenAI's). */
+  errorBody?: (failure: RelayFailure) => unknown;
 }
 
 const JSON_TYPE = "application/json; charset=utf-8";
@@ -30,7 +32,7 @@ export async function jsonResponse(call: RelayedAnswer): Promise<Response> {
   } catch (error) {
     return errorResponse(describeFailure(error, call.secrets), {
       [ATTEMPTS_HEADER]: String(call.attempts()),
-    });
+    }, call.errorBody);
   }
   const headers = {
     "content-type": JSON_TYPE,
@@ -60,7 +62,10 @@ function probedBody(call: RelayedAnswer, probeMs: number): ReadableStream<Uint8A
       call.answer.then(
         ({ json }) => end(controller, json),
         (error: unknown) =>
-          end(controller, JSON.stringify(errorBody(describeFailure(error, call.secrets)))),
+          end(
+            controller,
+            JSON.stringify((call.errorBody ?? errorBody)(describeFailure(error, call.secrets))),
+          ),
       );
     },
     cancel(reason) {

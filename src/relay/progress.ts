@@ -5,6 +5,7 @@
 import { ATTEMPTS_HEADER, UPSTREAM_HEADER } from "../core/constants.ts";
 import { isAPIStatusError, isTimeoutError } from "../core/error_guards.ts";
 import { retryAfterMs } from "../client/internal.ts";
+import type { AnswerEncoder } from "./answer_encoder.ts";
 import { ChunkEncoder, type RelayEvent } from "./chunks.ts";
 
 export const PROGRESS_HEADER = "x-stopstream-progress";
@@ -28,17 +29,16 @@ export function isComment(text: string): boolean {
   return text.charCodeAt(0) === 58; // ":"
 }
 
-/** Each comment's `t`: ms since the encoder was made, i.e. since the relay began the call. */
-export class ProgressEncoder extends ChunkEncoder {
+/** The progress comment an event makes, if any; `t` is ms since the call began. */
+class Narrator {
   readonly #startedAt = Date.now();
   /** A fallback's first request is the next attempt. */
   #attempt = 1;
 
-  override encode(event: RelayEvent): string {
+  narrate(event: RelayEvent): string | undefined {
     switch (event.type) {
       case "open":
         this.#attempt = event.attempt;
-        super.encode(event); // what a failed attempt left waiting goes with it
         return this.#comment(`open attempt=${event.attempt} status=${event.status}`);
       case "retry":
         this.#attempt = event.attempt;
@@ -54,13 +54,43 @@ export class ProgressEncoder extends ChunkEncoder {
       case "fallback":
         return this.#comment(`fallback attempt=${++this.#attempt}${reason(event.error)}`);
       default:
-        return super.encode(event);
+        return undefined;
     }
   }
 
   #comment(text: string): string {
     return `: ${text} t=${Date.now() - this.#startedAt}\n`;
   }
+}
+
+export class ProgressEncoder extends ChunkEncoder {
+  readonly #narrator = new Narrator();
+
+  override encode(event: RelayEvent): string {
+    const comment = this.#narrator.narrate(event);
+    if (comment === undefined) return super.encode(event);
+    // An open still goes to the encoder: what a failed attempt left waiting goes with it.
+    const text = super.encode(event);
+    return event.type === "open" ? comment : text + comment;
+  }
+}
+
+/** Progress comments in front of another protocol's encoder (`/v1/messages`, `/v1/responses`). */
+export function withProgress(encoder: AnswerEncoder): AnswerEncoder {
+  const narrator = new Narrator();
+  return {
+    get started() {
+      return encoder.started;
+    },
+    encode: (event) => {
+      const text = encoder.encode(event);
+      return (narrator.narrate(event) ?? "") + text;
+    },
+    takeBytes: (event) => encoder.takeBytes(event),
+    done: encoder.done,
+    fail: (failure) => encoder.fail(failure),
+    keepAlive: () => encoder.keepAlive(),
+  };
 }
 
 /**

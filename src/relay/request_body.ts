@@ -1,7 +1,5 @@
 import type { RelayFailure } from "./error_response.ts";
 
-export type ChatRequestBody = Record<string, unknown> & { messages: unknown[] };
-
 export async function readLimited(
   request: Request,
   maxBytes: number,
@@ -37,23 +35,29 @@ export async function readLimited(
  */
 export const MAX_JSON_DEPTH = 64;
 
-export function parseChatRequest(text: string): ChatRequestBody | RelayFailure {
+/** A JSON object, not nested past {@linkcode MAX_JSON_DEPTH}, or why not. */
+export function parseJsonObject(
+  text: string,
+): { json: Record<string, unknown> } | { failure: RelayFailure } {
   if (tooDeep(text, MAX_JSON_DEPTH)) {
-    return invalid(
-      `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`,
-      "invalid_body",
-    );
+    const message =
+      `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`;
+    return { failure: invalid(message, "invalid_body") };
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    return invalid("The request body is not valid JSON.", "invalid_json");
+    return { failure: invalid("The request body is not valid JSON.", "invalid_json") };
   }
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
-    return invalid("The request body must be a JSON object.", "invalid_body");
+    return { failure: invalid("The request body must be a JSON object.", "invalid_body") };
   }
-  const body = json as Record<string, unknown>;
+  return { json: json as Record<string, unknown> };
+}
+
+/** `undefined` when `body` is a chat completions request the relay takes. */
+export function checkChat(body: Record<string, unknown>): RelayFailure | undefined {
   if (!Array.isArray(body.messages)) {
     return invalid("The request body must have a `messages` array.", "invalid_body");
   }
@@ -68,7 +72,7 @@ export function parseChatRequest(text: string): ChatRequestBody | RelayFailure {
       "unsupported_parameter",
     );
   }
-  return body as ChatRequestBody;
+  return undefined;
 }
 
 /** One pass, no allocation; malformed JSON is left for `JSON.parse` to refuse. */

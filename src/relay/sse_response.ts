@@ -42,7 +42,7 @@ export async function sseResponse(call: RelayedStream): Promise<Response> {
   } catch (error) {
     return errorResponse(describeFailure(error, call.secrets), {
       [ATTEMPTS_HEADER]: String(call.attempts()),
-    });
+    }, call.errorBody);
   }
   const headers = new Headers({ ...SSE_HEADERS, ...label.headers() });
   const writer = new AnswerWriter(call, iterator, pending, label);

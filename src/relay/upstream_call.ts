@@ -1,20 +1,24 @@
-import type { StreamChatOptions } from "../core/chat_options.ts";
+import type { ProtocolName, StreamChatOptions } from "../core/chat_options.ts";
 import type { RelayFailure } from "./error_response.ts";
 import type { ResolvedUpstream } from "./upstreams.ts";
-import type { ChatRequestBody } from "./request_body.ts";
-import { translateRequest } from "./translate_request.ts";
+
+/** A provider's beta header goes to that provider's upstreams only. */
+const BETA_HEADERS: Readonly<Record<string, ProtocolName[]>> = {
+  "anthropic-beta": ["anthropic-messages"],
+  "openai-beta": ["openai-chat", "openai-responses"],
+};
 
 export function callOptions(
   upstreams: readonly ResolvedUpstream[],
-  body: ChatRequestBody,
+  bodyFor: (protocol: ProtocolName, model: string | undefined) => Record<string, unknown>,
   headers: Record<string, string>,
   fetchFor: ((target: number) => typeof fetch) | undefined,
 ): StreamChatOptions {
   const targets = upstreams.map((u, target): StreamChatOptions => ({
     baseURL: u.baseURL,
     protocol: u.protocol,
-    headers,
-    body: translateRequest(body, u.protocol, u.model),
+    headers: headersFor(headers, u.protocol),
+    body: bodyFor(u.protocol, u.model),
     ...(fetchFor !== undefined ? { fetch: fetchFor(target) } : {}),
     // Always set, even to none: keys were settled in configured order (upstreams.ts), and the
     // client must not hand the first target's key on to a keyless one.
@@ -37,4 +41,17 @@ export function answerTooLarge(maxBytes: number): RelayFailure {
     type: "relay_limit",
     code: "answer_too_large",
   };
+}
+
+function headersFor(
+  headers: Record<string, string>,
+  protocol: ProtocolName,
+): Record<string, string> {
+  let out = headers;
+  for (const [name, protocols] of Object.entries(BETA_HEADERS)) {
+    if (out[name] === undefined || protocols.includes(protocol)) continue;
+    const { [name]: _dropped, ...rest } = out;
+    out = rest;
+  }
+  return out;
 }

@@ -7,7 +7,8 @@
 
 import { expect, test } from "vitest";
 import type { Call } from "../../src/client/internal.ts";
-import type { ChunkEncoder, RelayItem } from "../../src/relay/chunks.ts";
+import { type ChunkEncoder, DONE_EVENT, type RelayItem } from "../../src/relay/chunks.ts";
+import { errorEvent } from "../../src/relay/error_response.ts";
 import { sseResponse } from "../../src/relay/sse_response.ts";
 
 test("an exception while writing the answer ends it with an error event and stops the call", async () => {
@@ -22,6 +23,9 @@ test("an exception while writing the answer ends it with an error event and stop
   const encoder = {
     started: false,
     takeBytes: () => undefined,
+    done: DONE_EVENT,
+    fail: errorEvent,
+    keepAlive: () => ": keep-alive\n",
     encode(event: { type: string }): string {
       if (event.type === "open") return "";
       throw new TypeError("a bug in the encoder");

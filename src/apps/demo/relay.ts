@@ -58,8 +58,8 @@ export function demoFetch(demo: (request: Request) => Promise<Response>): RelayF
 
 /**
  * The relay on the demo model: `createRelay` with the demo as its one upstream, plus the demo
- * itself at `POST /demo/v1/chat/completions` and its `caller-drop-after` fault, both behind the
- * relay's keys. `options` may set any relay option but `upstreams` and `fetch`.
+ * itself at `POST /demo/v1/chat/completions`, `/demo/v1/messages` and `/demo/v1/responses` and
+ * its `caller-drop-after` fault, both behind the relay's keys. `options` may set any relay option but `upstreams` and `fetch`.
  *
  * @example
  * ```ts
@@ -87,10 +87,12 @@ export function createDemoRelay(
     const origin = options.cors === true ? "*" : options.cors.origin;
     app.use("/demo/*", cors({ origin, allowMethods: ["POST", "OPTIONS"], maxAge: 600 }));
   }
-  app.use("/v1/chat/completions", callerDrop());
+  for (const path of ["/v1/chat/completions", "/v1/messages", "/v1/responses"]) {
+    app.use(path, callerDrop());
+  }
   // The demo is behind the same door: with keys configured, it is not a free public endpoint.
   app.use("/demo/*", requireKey(options.keys ?? []));
-  app.all("/demo/v1/chat/completions", async (c) => {
+  app.all("/demo/v1/*", async (c) => {
     // The same body limit as the chat route: this route is as public as the relay.
     if (c.req.method !== "POST") return demo(c.req.raw);
     const text = await readLimited(c.req.raw, maxBodyBytes);

@@ -2,6 +2,7 @@
 
 import type { DemoFaults } from "./faults.ts";
 import type { DemoPlan } from "./reply.ts";
+import type { DemoWire } from "./wire.ts";
 
 export interface DemoStreamInput {
   plan: DemoPlan;
@@ -15,6 +16,8 @@ export interface DemoStreamInput {
   /** Aborts the stream like a client disconnect (e.g. a Worker's `request.signal`). */
   signal?: AbortSignal | undefined;
   onCancel?: ((info: { attempt: number; wordsSent: number }) => void) | undefined;
+  /** Another protocol's wire (wire.ts); OpenAI chat chunks by default. */
+  wire?: DemoWire | undefined;
 }
 
 const DONE = "data: [DONE]\n\n";
@@ -46,6 +49,12 @@ export function createDemoStream(input: DemoStreamInput): ReadableStream<Uint8Ar
     `data: ${JSON.stringify({ ...head, ...fields })}\n\n`;
   const chunk = (delta: Record<string, unknown>, finishReason: string | null): string =>
     event({ choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] });
+  const wire: DemoWire = input.wire ?? {
+    delta: (delta) => chunk(delta, null),
+    finish: ({ finishReason, usage }) =>
+      chunk({}, finishReason) + (input.includeUsage ? event({ choices: [], usage }) : "") + DONE,
+    lost: LOST,
+  };
   const finish = (): void => {
     finished = true;
     clearTimeout(timer);
@@ -98,18 +107,16 @@ export function createDemoStream(input: DemoStreamInput): ReadableStream<Uint8Ar
       if (at(faults.dropAfter, i)) {
         return fail(new Error(`demo upstream dropped the connection after ${i} words`));
       }
-      if (at(faults.errorEventAfter, i)) return close(LOST);
+      if (at(faults.errorEventAfter, i)) return close(wire.lost);
       if (faults.stallMs !== undefined && at(faults.stallAfter ?? 1, i)) {
         await sleep(faults.stallMs);
         if (finished) return;
       }
       if (i === deltas.length) break;
-      send(chunk(deltas[i] as Record<string, unknown>, null));
+      send(wire.delta(deltas[i] as Record<string, unknown>));
       wordsSent++;
     }
-    send(chunk({}, plan.finishReason));
-    if (input.includeUsage) send(event({ choices: [], usage: plan.usage }));
-    close(DONE);
+    close(wire.finish(plan));
   };
 
   return new ReadableStream<Uint8Array>({

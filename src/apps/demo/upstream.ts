@@ -4,6 +4,7 @@
 import { type DemoFaults, MAX_RESPONSE_MS, parseDemoFaults } from "./faults.ts";
 import { parseDemoRequest, planDemoReply } from "./reply.ts";
 import { createDemoStream } from "./stream.ts";
+import { chatRequestOf, encodedWire, protocolOf, wholeReply } from "./wire.ts";
 
 /**
  * Options of {@linkcode createDemoUpstream}.
@@ -67,8 +68,12 @@ export function createDemoUpstream(
         allow: "POST",
       });
     }
-    if (!new URL(request.url).pathname.endsWith("/chat/completions")) {
-      return errorResponse(404, "Not found; the demo model serves POST …/chat/completions.");
+    const protocol = protocolOf(new URL(request.url).pathname);
+    if (protocol === undefined) {
+      return errorResponse(
+        404,
+        "Not found; the demo model serves POST …/chat/completions, …/messages and …/responses.",
+      );
     }
     let faults: DemoFaults;
     try {
@@ -84,7 +89,7 @@ export function createDemoUpstream(
     }
     let body: ReturnType<typeof parseDemoRequest>;
     try {
-      body = parseDemoRequest(json);
+      body = parseDemoRequest(chatRequestOf(protocol, json));
     } catch (error) {
       return errorResponse(400, (error as Error).message);
     }
@@ -122,6 +127,9 @@ export function createDemoUpstream(
       headers.set("content-type", "text/html; charset=utf-8");
       return new Response(HTML, { status: 200, headers });
     }
+    if (!body.stream && protocol !== "openai-chat") {
+      return Response.json(wholeReply(protocol, plan, body.model), { headers });
+    }
     if (!body.stream) {
       return Response.json({
         id: plan.id,
@@ -149,6 +157,7 @@ export function createDemoUpstream(
       endBy,
       signal: request.signal,
       onCancel: options.onCancel,
+      wire: protocol === "openai-chat" ? undefined : encodedWire(protocol, plan, body.model),
     });
     return new Response(stream, { status: 200, headers });
   };

@@ -157,6 +157,9 @@ page mid-answer, or open its stream in another tab, and the answer carries on th
   <label>Model <select id="model"><option value="demo">demo</option>
     <option value="demo-reason">demo-reason (thinks first)</option></select></label>
   <label><input type="checkbox" id="with-tools"> offer a tool</label>
+  <label>Protocol <select id="protocol"><option value="openai-chat">chat completions</option>
+    <option value="anthropic-messages">Anthropic Messages</option>
+    <option value="openai-responses">Responses API</option></select></label>
   <label>Relay key <input id="key" type="password" size="14" placeholder="(if RELAY_KEYS)"></label>
 </div>
 <div id="status" data-state="idle">idle</div>

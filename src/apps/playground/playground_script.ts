@@ -62,6 +62,23 @@ function relayCode(error) {
   return (data && (data.code || (data.error && data.error.code))) || undefined;
 }
 
+/** The request in the shape of the protocol the page speaks to the relay (the relay's routes). */
+function bodyFor(call) {
+  const tool = { name: "get_weather", description: "Current weather",
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } };
+  const user = [{ role: "user", content: call.prompt }];
+  if (call.protocol === "anthropic-messages") {
+    return { model: call.model, max_tokens: 1024, messages: user, ...(call.withTools ?
+      { tools: [{ name: tool.name, description: tool.description, input_schema: tool.parameters }] } : {}) };
+  }
+  if (call.protocol === "openai-responses") {
+    return { model: call.model, input: call.prompt,
+      ...(call.withTools ? { tools: [{ type: "function", ...tool }] } : {}) };
+  }
+  return { model: call.model, messages: user, stream_options: { include_usage: true },
+    ...(call.withTools ? { tools: [{ type: "function", function: tool }] } : {}) };
+}
+
 async function run(call) {
   for (const id of ["reasoning", "answer", "tools", "log"]) $(id).textContent = "";
   $("stream-row").hidden = true;
@@ -80,15 +97,7 @@ async function run(call) {
     (resumes > 0 ? " · resumed " + resumes + "× (gap " + gaps + " ms)" : "");
   const headers = { "x-stopstream-resumable": "true", "x-stopstream-progress": "true" };
   if (call.fault) headers["x-demo-fault"] = call.fault;
-  const body = {
-    model: call.model,
-    messages: [{ role: "user", content: call.prompt }],
-    stream_options: { include_usage: true },
-  };
-  if (call.withTools) {
-    body.tools = [{ type: "function", function: { name: "get_weather", description: "Current weather",
-      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } }];
-  }
+  const body = bodyFor(call);
   if (call.follow) {
     status("waiting", "following stream " + call.follow + ": its events so far, then the live ones…");
     log("following stream " + call.follow + (call.reloaded ? " (the page was reloaded)" : ""));
@@ -98,6 +107,7 @@ async function run(call) {
   }
   const stream = streamChat({
     baseURL: new URL("v1", location.href).href,
+    protocol: call.protocol || "openai-chat",
     ...(key.value ? { apiKey: key.value } : {}),
     headers,
     body,
@@ -176,12 +186,13 @@ $("send").addEventListener("click", () => run({
   model: $("model").value,
   fault: $("fault").value,
   withTools: $("with-tools").checked,
+  protocol: $("protocol").value,
 }));
 $("stop").addEventListener("click", () => current && current.controller.abort());
 $("follow").addEventListener("click", () => {
   const id = $("follow-id").value.trim();
   if (!STREAM_ID.test(id)) return status("error", "a stream id is 32 lowercase hex digits");
-  run({ follow: id, prompt: "(following)", model: "demo" });
+  run({ follow: id, prompt: "(following)", model: "demo", protocol: $("protocol").value });
 });
 const help = () => {
   $("fault-help").textContent = $("fault").selectedOptions[0].dataset.shows;

@@ -4,7 +4,7 @@
  */
 
 import { Hono } from "hono";
-import { bearerKey, sha256 } from "../auth.ts";
+import { bearerKey, callerAuthorization, sha256 } from "../auth.ts";
 import type { Outcome } from "../cooldown.ts";
 import { errorResponse } from "../error_response.ts";
 import { OUTCOMES_HEADER, parseOutcomes } from "./outcomes.ts";
@@ -115,7 +115,7 @@ async function callStream(
 /** The key check has already accepted the key; `""` when the relay takes no keys. */
 async function ownerOf(config: StreamsConfig, id: string, caller: Request): Promise<string> {
   if (config.keys.length === 0) return "";
-  const key = bearerKey(caller.headers.get("authorization") ?? undefined) ?? "";
+  const key = bearerKey(callerAuthorization(caller.headers)) ?? "";
   return toHex(await sha256(`${id}:${key}`));
 }
 

@@ -4,12 +4,13 @@ import type { RelayFetch } from "../options.ts";
 import type { Call } from "../../client/internal.ts";
 import type { StreamChatOptions } from "../../core/chat_options.ts";
 import { ATTEMPTS_HEADER } from "../../core/constants.ts";
-import { type ChunkEncoder, DONE_EVENT, type RelayItem } from "../chunks.ts";
+import type { AnswerEncoder } from "../answer_encoder.ts";
+import type { RelayItem } from "../chunks.ts";
 import { commitTiming } from "../commit.ts";
 import { describeFailure } from "../describe_failure.ts";
-import { errorEvent, type RelayFailure } from "../error_response.ts";
-import { relayChat } from "../forward.ts";
-import { AnswerLabel, chunkEncoder, isComment } from "../progress.ts";
+import type { RelayFailure } from "../error_response.ts";
+import { callFor, encoderFor } from "../inbound.ts";
+import { AnswerLabel, isComment } from "../progress.ts";
 import { createUpstreamFetch, type UpstreamFetch } from "../upstream_fetch.ts";
 import type { EventLog } from "./event_log.ts";
 import { CallOutcomes, OUTCOMES_HEADER } from "./outcomes.ts";
@@ -74,7 +75,7 @@ export class StreamRun {
   #plan: StartPlan;
   #log: EventLog;
   #chat: Call<RelayItem>;
-  #encoder: ChunkEncoder;
+  #encoder: AnswerEncoder;
   #outcomes = new CallOutcomes();
 
   constructor(plan: StartPlan, log: EventLog, fetch: RelayFetch | undefined) {
@@ -86,12 +87,12 @@ export class StreamRun {
       (target) => plan.upstreams[target] ?? target,
       () => this.#fetch.calls,
     );
-    const { id, model, includeUsage, progress } = plan.chat;
-    this.#encoder = chunkEncoder(id, model, includeUsage, progress);
+    this.#encoder = encoderFor(plan.chat);
     // The relay's fast path here too: the stored events of an answer are its live ones.
-    this.#chat = relayChat(
+    this.#chat = callFor(
       { ...plan.call, signal: this.#abort.signal, fetch: this.#fetch.fetch },
       this.#encoder,
+      plan.chat.protocol,
       this.#fetch.tap,
     );
   }
@@ -132,7 +133,7 @@ export class StreamRun {
 
   async #pump(
     chat: Call<RelayItem>,
-    encoder: ChunkEncoder,
+    encoder: AnswerEncoder,
     log: EventLog,
     plan: StartPlan,
   ): Promise<StreamStatus | undefined> {
@@ -160,14 +161,14 @@ export class StreamRun {
           else if (!(bytes === undefined ? log.append(text) : log.appendBytes(bytes))) {
             this.stop("too_large");
             void iterator.return?.();
-            await log.close(errorEvent(tooLarge(plan.maxBytes)));
+            await log.close(encoder.fail(tooLarge(plan.maxBytes)));
             return "failed";
           }
         }
         if (!chat.backlogged) log.flushSoon();
       }
       this.#begin(undefined);
-      await log.close(DONE_EVENT);
+      await log.close(encoder.done);
       return "completed";
     } catch (error) {
       this.#outcomes.fail(error);
@@ -177,7 +178,7 @@ export class StreamRun {
         this.#begin(failure);
         return undefined;
       }
-      await log.close(errorEvent(failure));
+      await log.close(encoder.fail(failure));
       return this.stopped === "cancelled" ? "cancelled" : "failed";
     } finally {
       clearTimeout(timer);

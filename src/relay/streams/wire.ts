@@ -5,6 +5,7 @@
 
 import type { StreamChatOptions } from "../../core/chat_options.ts";
 import { errorResponse } from "../error_response.ts";
+import type { AnswerInfo } from "../inbound.ts";
 
 export const OWNER_HEADER = "x-stopstream-owner";
 
@@ -19,7 +20,8 @@ export interface StartPlan {
   call: StreamChatOptions;
   /** The configured index of each target (cooldown may have skipped some), for the labels. */
   upstreams: readonly number[];
-  chat: { id: string; model: string; includeUsage: boolean; progress?: boolean };
+  /** How the answer is written: its id, model, and the caller's protocol. */
+  chat: AnswerInfo;
   keepAliveMs: number;
   ttlMs: number;
   maxBytes: number;

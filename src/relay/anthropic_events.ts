@@ -1,0 +1,160 @@
+// The answer as Anthropic Messages SSE (`message_start`, content blocks, `message_delta`,
+// `message_stop`), or as one `message` object, from the client's events and result.
+
+import type { ChatResult } from "../core/chat_result.ts";
+import { InboundEncoder } from "./answer_encoder.ts";
+import type { RelayEvent } from "./chunks.ts";
+import type { RelayFailure } from "./error_response.ts";
+import { KEEP_ALIVE } from "./keep_alive.ts";
+import { anthropicErrorBody, anthropicUsage, stopReason } from "./anthropic_shapes.ts";
+
+type Json = Record<string, unknown>;
+
+const PING = 'event: ping\ndata: {"type":"ping"}\n\n';
+const STOP = 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
+
+function partialJson(json: string): string {
+  return `{"type":"input_json_delta","partial_json":${JSON.stringify(json)}}`;
+}
+
+const INPUT_OPEN = partialJson('{"input":"');
+const INPUT_CLOSE = partialJson('"}');
+
+/** One content block at a time, as Anthropic streams them; the caller's tool calls only. */
+export class AnthropicEncoder extends InboundEncoder {
+  readonly done = "";
+  readonly #id: string;
+  readonly #model: string;
+  /** The open block's kind, and the index the next block gets. */
+  #open: "text" | "thinking" | "tool_use" | undefined = undefined;
+  #next = 0;
+  /** By the client's tool call index: its block's index, or -1 for a call the provider ran. */
+  #blocks: number[] = [];
+  /**
+   * The open block is a custom tool's call, whose input is free text: it goes out as
+   * `{"input": "<text>"}`, as Anthropic's inputs are JSON objects.
+   */
+  #custom = false;
+
+  constructor(id: string, model: string) {
+    super();
+    this.#id = id;
+    this.#model = model;
+  }
+
+  fail(failure: RelayFailure): string {
+    return `event: error\ndata: ${JSON.stringify(anthropicErrorBody(failure))}\n\n`;
+  }
+
+  override keepAlive(): string {
+    return this.started ? PING : KEEP_ALIVE;
+  }
+
+  protected translate(event: RelayEvent): string {
+    switch (event.type) {
+      case "text":
+        return this.#block("text", { type: "text", text: "" }) +
+          this.#delta(this.#next - 1, `{"type":"text_delta","text":${JSON.stringify(event.text)}}`);
+      case "reasoning":
+        return this.#block("thinking", { type: "thinking", thinking: "", signature: "" }) +
+          this.#delta(
+            this.#next - 1,
+            `{"type":"thinking_delta","thinking":${JSON.stringify(event.text)}}`,
+          );
+      case "tool-call": {
+        if (event.providerExecuted === true) {
+          this.#blocks[event.index] = -1;
+          return "";
+        }
+        const block = {
+          type: "tool_use",
+          id: event.id,
+          name: event.name || event.toolType,
+          input: {},
+        };
+        let text = this.#block("tool_use", block, true);
+        this.#blocks[event.index] = this.#next - 1;
+        if (event.toolType === "custom") {
+          this.#custom = true;
+          text += this.#delta(this.#next - 1, INPUT_OPEN);
+        }
+        return text;
+      }
+      case "tool-call-delta": {
+        const index = this.#blocks[event.index] ?? -1;
+        if (index < 0) return "";
+        // A custom tool's text, escaped piece by piece: the pieces' escapes join up.
+        const part = this.#custom && index === this.#next - 1
+          ? JSON.stringify(event.argumentsDelta).slice(1, -1)
+          : event.argumentsDelta;
+        return this.#delta(index, partialJson(part));
+      }
+      case "finish":
+        return this.#finish(event.result);
+      default:
+        return "";
+    }
+  }
+
+  #start(): string {
+    if (this.started) return "";
+    this.started = true;
+    const message = {
+      id: this.#id,
+      type: "message",
+      role: "assistant",
+      model: this.#model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 0, output_tokens: 0 },
+    };
+    return sse("message_start", { type: "message_start", message });
+  }
+
+  /** Opens a block of `kind` unless one is open (a new tool call always opens one). */
+  #block(kind: "text" | "thinking" | "tool_use", block: Json, always = false): string {
+    if (this.#open === kind && !always) return "";
+    const text = this.#start() + this.#close();
+    this.#open = kind;
+    const index = this.#next++;
+    return text +
+      sse("content_block_start", { type: "content_block_start", index, content_block: block });
+  }
+
+  #close(): string {
+    if (this.#open === undefined) return "";
+    this.#open = undefined;
+    const end = this.#custom ? this.#delta(this.#next - 1, INPUT_CLOSE) : "";
+    this.#custom = false;
+    return end + sse("content_block_stop", { type: "content_block_stop", index: this.#next - 1 });
+  }
+
+  #delta(index: number, delta: string): string {
+    return `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index},"delta":${delta}}\n\n`;
+  }
+
+  #finish(result: ChatResult): string {
+    let text = "";
+    // A refusal has no event of its own: what the client decoded goes out whole.
+    if (result.refusal !== undefined) {
+      text += this.#block("text", { type: "text", text: "" }) +
+        this.#delta(
+          this.#next - 1,
+          `{"type":"text_delta","text":${JSON.stringify(result.refusal)}}`,
+        );
+    }
+    text = this.#start() + text + this.#close();
+    const delta = { stop_reason: stopReason(result), stop_sequence: null };
+    text += sse("message_delta", {
+      type: "message_delta",
+      delta,
+      usage: anthropicUsage(result.usage),
+    });
+    return text + STOP;
+  }
+}
+
+function sse(event: string, data: Json): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}

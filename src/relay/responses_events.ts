@@ -1,0 +1,248 @@
+// The answer as OpenAI Responses SSE (`response.created`, output items and their deltas,
+// `response.completed` / `response.incomplete` / `response.failed`), or as one `response` object.
+
+import type { ChatResult } from "../core/chat_result.ts";
+import { InboundEncoder } from "./answer_encoder.ts";
+import type { RelayEvent } from "./chunks.ts";
+import type { RelayFailure } from "./error_response.ts";
+
+import { ending, type Item, itemJson, responseShell, responsesUsage } from "./responses_shapes.ts";
+
+type Json = Record<string, unknown>;
+
+const TEXT_DELTA = "response.output_text.delta";
+const SUMMARY_DELTA = "response.reasoning_summary_text.delta";
+const ARGUMENTS_DELTA = "response.function_call_arguments.delta";
+
+export class ResponsesEncoder extends InboundEncoder {
+  readonly done = "";
+  readonly #id: string;
+  readonly #model: string;
+  readonly #createdAt = Math.floor(Date.now() / 1000);
+  #seq = 0;
+  #items: Item[] = [];
+  #open: Item | undefined = undefined;
+  /** By the client's tool call index: its output index, or -1 for a call the provider ran. */
+  #calls: number[] = [];
+
+  constructor(id: string, model: string) {
+    super();
+    this.#id = id;
+    this.#model = model;
+  }
+
+  /**
+   * `response.failed`, then an `error` event whose data also carries an `error` object: the
+   * openai SDKs throw on that, where a stream ending in `response.failed` alone would hand
+   * their `finalResponse()` an `in_progress` snapshot as if it were the answer.
+   */
+  fail(failure: RelayFailure): string {
+    const code = failure.code ?? failure.type;
+    const error = { code, message: failure.message };
+    const response = { ...this.#response("failed"), error };
+    return this.#sse("response.failed", { response }) +
+      this.#sse("error", {
+        ...error,
+        param: null,
+        error: { type: failure.type, code, message: failure.message, param: null },
+      });
+  }
+
+  protected translate(event: RelayEvent): string {
+    switch (event.type) {
+      case "text":
+        return this.#text("message", event.text);
+      case "reasoning":
+        return this.#text("reasoning", event.text);
+      case "tool-call": {
+        if (event.providerExecuted === true) {
+          this.#calls[event.index] = -1;
+          return "";
+        }
+        const text = this.#start() + this.#close();
+        const item: Item = {
+          kind: "function_call",
+          id: `fc_${this.#id.slice(5)}_${this.#items.length}`,
+          text: "",
+          callId: event.id,
+          name: event.name || (event.toolType ?? ""),
+        };
+        this.#calls[event.index] = this.#items.length;
+        return text + this.#add(item);
+      }
+      case "tool-call-delta": {
+        const index = this.#calls[event.index] ?? -1;
+        const item = this.#items[index];
+        if (item === undefined) return "";
+        item.text += event.argumentsDelta;
+        return this.#delta(ARGUMENTS_DELTA, item, event.argumentsDelta);
+      }
+      case "finish":
+        return this.#finish(event.result);
+      default:
+        return "";
+    }
+  }
+
+  #start(): string {
+    if (this.started) return "";
+    this.started = true;
+    return this.#sse("response.created", { response: this.#response("in_progress") });
+  }
+
+  #text(kind: "message" | "reasoning", delta: string): string {
+    let text = "";
+    let item = this.#open;
+    if (item?.kind !== kind) {
+      text = this.#start() + this.#close();
+      item = {
+        kind,
+        id: `${kind === "message" ? "msg" : "rs"}_${this.#id.slice(5)}_${this.#items.length}`,
+        text: "",
+        callId: "",
+        name: "",
+      };
+      text += this.#add(item);
+    }
+    item.text += delta;
+    return text + this.#delta(kind === "message" ? TEXT_DELTA : SUMMARY_DELTA, item, delta);
+  }
+
+  /** A delta event, written without building its object: one per token. */
+  #delta(type: string, item: Item, delta: string): string {
+    const where = item.where ??= `,"item_id":${JSON.stringify(item.id)},"output_index":${
+      this.#items.indexOf(item)
+    }`;
+    const tail = type === TEXT_DELTA
+      ? ',"content_index":0,"delta":'
+      : type === SUMMARY_DELTA
+      ? ',"summary_index":0,"delta":'
+      : ',"delta":';
+    const end = type === TEXT_DELTA ? ',"logprobs":[]}\n\n' : "}\n\n";
+    return `event: ${type}\ndata: {"type":"${type}","sequence_number":${this
+      .#seq++}${where}${tail}${JSON.stringify(delta)}${end}`;
+  }
+
+  #add(item: Item): string {
+    const output_index = this.#items.length;
+    this.#items.push(item);
+    this.#open = item;
+    const added = { output_index, item: itemJson(item, "in_progress", true) };
+    let text = this.#sse("response.output_item.added", added);
+    const where = { item_id: item.id, output_index };
+    if (item.kind === "message") {
+      const part = { type: "output_text", text: "", annotations: [] };
+      text += this.#sse("response.content_part.added", { ...where, content_index: 0, part });
+    } else if (item.kind === "reasoning") {
+      const part = { type: "summary_text", text: "" };
+      text += this.#sse("response.reasoning_summary_part.added", {
+        ...where,
+        summary_index: 0,
+        part,
+      });
+    }
+    return text;
+  }
+
+  #close(): string {
+    const item = this.#open;
+    if (item === undefined) return "";
+    this.#open = undefined;
+    const where = { item_id: item.id, output_index: this.#items.indexOf(item) };
+    let text = "";
+    if (item.kind === "message") {
+      const part = { type: "output_text", text: item.text, annotations: [] };
+      text += this.#sse("response.output_text.done", {
+        ...where,
+        content_index: 0,
+        text: item.text,
+        logprobs: [],
+      }) +
+        this.#sse("response.content_part.done", { ...where, content_index: 0, part });
+    } else if (item.kind === "reasoning") {
+      const part = { type: "summary_text", text: item.text };
+      text += this.#sse("response.reasoning_summary_text.done", {
+        ...where,
+        summary_index: 0,
+        text: item.text,
+      }) +
+        this.#sse("response.reasoning_summary_part.done", { ...where, summary_index: 0, part });
+    } else {
+      text += this.#sse("response.function_call_arguments.done", {
+        ...where,
+        arguments: item.text,
+      });
+    }
+    const done = { output_index: where.output_index, item: itemJson(item, "completed", false) };
+    return text + this.#sse("response.output_item.done", done);
+  }
+
+  #finish(result: ChatResult): string {
+    let text = this.#start();
+    if (result.refusal !== undefined) text += this.#text("message", result.refusal);
+    // Calls still open (parallel calls) are closed in order.
+    text += this.#close();
+    const end = ending(result);
+    const response = {
+      ...this.#response(String(end.status)),
+      ...end,
+      output: this.items(),
+      usage: responsesUsage(result.usage),
+    };
+    const type = end.status === "completed" ? "response.completed" : "response.incomplete";
+    return text + this.#sse(type, { response });
+  }
+
+  /** The output items written so far, as a finished response lists them. */
+  items(): Json[] {
+    return this.#items.map((item) => itemJson(item, "completed", false));
+  }
+
+  #response(status: string): Json {
+    return responseShell(this.#id, this.#model, this.#createdAt, status);
+  }
+
+  #sse(type: string, fields: Json): string {
+    const data = JSON.stringify({ type, sequence_number: this.#seq++, ...fields });
+    return `event: ${type}\ndata: ${data}\n\n`;
+  }
+}
+
+/** A `stream: false` answer: the upstream's own items when it spoke the Responses API. */
+export function toResponse(result: ChatResult, id: string, model: string): Json {
+  const own = result.target?.protocol === "openai-responses" && Array.isArray(result.output);
+  const encoder = new ResponsesEncoder(id, model);
+  let output: unknown = result.output;
+  if (!own) {
+    // The same items a stream would have written, gathered from the result.
+    const events: RelayEvent[] = [];
+    if (result.reasoning !== "") events.push({ type: "reasoning", text: result.reasoning });
+    const text = result.content + (result.refusal ?? "");
+    if (text !== "") events.push({ type: "text", text });
+    for (const call of result.toolCalls) {
+      events.push({
+        type: "tool-call",
+        index: call.index,
+        id: call.id,
+        name: call.name,
+        ...(call.type !== undefined ? { toolType: call.type } : {}),
+        ...(call.providerExecuted ? { providerExecuted: true } : {}),
+      });
+      events.push({ type: "tool-call-delta", index: call.index, argumentsDelta: call.arguments });
+    }
+    for (const event of events) encoder.encode(event);
+    output = encoder.items();
+  }
+  const end = ending(result);
+  return {
+    ...responseShell(
+      result.id || id,
+      result.model || model,
+      Math.floor(Date.now() / 1000),
+      String(end.status),
+    ),
+    ...end,
+    output,
+    usage: responsesUsage(result.usage),
+  };
+}
