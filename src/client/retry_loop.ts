@@ -4,7 +4,7 @@ import { MAX_TIMER_MS } from "../core/constants.ts";
 import { Accumulator } from "../core/accumulator.ts";
 import type { CallControl } from "./call_control.ts";
 import { InterruptedError, PartialStreamError } from "../core/error_classes.ts";
-import { isAPIStatusError } from "../core/error_guards.ts";
+import { isAPIStatusError, isTimeoutError } from "../core/error_guards.ts";
 import { isStreamingRefused, requestWhole } from "./non_streaming.ts";
 import { backoffDelay, isRetryable } from "./retry_policy.ts";
 import { resultOf } from "./response.ts";
@@ -65,7 +65,12 @@ export async function runCall(
             previous = acc;
             request = target.rebuild(target.protocol.continuationBody!(target.body, acc.content));
           }
-        } else if (fresh && (!retryable || exhausted)) {
+        } else if (
+          // A stall with a fallback left moves on at once: another wait on the same upstream
+          // would cost the caller a whole timeout more.
+          fresh && (!retryable || exhausted ||
+            (isTimeoutError(error) && index + 1 < plan.targets.length))
+        ) {
           if (isStreamingRefused(error) && target.protocol.decodeMessage !== undefined) {
             return await requestWhole(target, control, consumer, plan.maxEventBytes);
           }

@@ -83,7 +83,7 @@ export function chatRoute(
       ),
       ...(config.maxRetries !== undefined ? { maxRetries: config.maxRetries } : {}),
       ...(config.retry !== undefined ? { retry: config.retry } : {}),
-      ...(config.timeouts !== undefined ? { timeouts: config.timeouts } : {}),
+      timeouts: config.timeouts,
     };
     const streamOptions = body.stream_options as { include_usage?: unknown } | null | undefined;
     const answer: Answer = {
