@@ -26,6 +26,8 @@ export class EventLog {
   bytes = 0;
   /** Progress comments from before the first event: not numbered, not stored. */
   notes = "";
+  /** When the last reader left (or the log began, before its first): for the unread bound. */
+  unreadSince = Date.now();
   #store: StreamStore;
   #maxBytes: number;
   #batch: PendingBatch;
@@ -112,7 +114,9 @@ export class EventLog {
       this.#flush(false);
       this.#lastFlush = Number.NEGATIVE_INFINITY; // and the next event too
     }
-    return () => this.#listeners.delete(wake);
+    return () => {
+      if (this.#listeners.delete(wake) && this.#listeners.size === 0) this.unreadSince = Date.now();
+    };
   }
 
   get readers(): number {

@@ -20,10 +20,8 @@ import {
 } from "./stream_store.ts";
 import { decodePlan, MAX_READERS, OWNER_HEADER, type StartPlan, streamNotFound } from "./wire.ts";
 
-/**
- * An alarm is an incoming event: an object with none for 70–140 s is evicted, cutting the
- * upstream call (an outbound `fetch` does not count).
- */
+// An alarm is an incoming event: an object with none for 70–140 s is evicted, cutting the
+// upstream call (an outbound `fetch` does not count).
 const HEARTBEAT_MS = 30_000;
 
 /** The slice of a Durable Object's `ctx` (`DurableObjectState`) that `RelayStream` uses. */
@@ -92,7 +90,9 @@ export class RelayStream {
     const meta = this.#store.meta();
     if (meta === undefined) return;
     if (meta.status === "running" && this.#run !== undefined) {
-      await this.#ctx.storage.setAlarm(Date.now() + HEARTBEAT_MS);
+      const next = this.#run.heartbeat(Date.now(), HEARTBEAT_MS);
+      // Stopped: the run's end sets the expiry alarm, which a heartbeat must not replace.
+      await (next === undefined ? this.#recorded : this.#ctx.storage.setAlarm(next));
       return;
     }
     // Ends a call lost in a restart, or deletes an expired stream; else the expiry stays due.
