@@ -153,6 +153,11 @@ export class EventLog {
     return found;
   }
 
+  /** Whether the stream was deleted (expired) under its readers. */
+  get forgotten(): boolean {
+    return this.#forgotten;
+  }
+
   /** The stream was deleted: readers still attached end where they are. */
   forget(): void {
     this.#forgotten = true;
