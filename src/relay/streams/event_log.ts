@@ -28,6 +28,8 @@ export class EventLog {
   notes = "";
   /** When the last reader left (or the log began, before its first): for the unread bound. */
   unreadSince = Date.now();
+  /** Called when the last reader leaves. */
+  onUnread: (() => void) | undefined;
   #store: StreamStore;
   #maxBytes: number;
   #batch: PendingBatch;
@@ -115,7 +117,10 @@ export class EventLog {
       this.#lastFlush = Number.NEGATIVE_INFINITY; // and the next event too
     }
     return () => {
-      if (this.#listeners.delete(wake) && this.#listeners.size === 0) this.unreadSince = Date.now();
+      if (this.#listeners.delete(wake) && this.#listeners.size === 0) {
+        this.unreadSince = Date.now();
+        this.onUnread?.();
+      }
     };
   }
 

@@ -127,12 +127,17 @@ export class StreamRun {
     };
   }
 
+  /** How long the running stream may have no reader. */
+  get unreadMs(): number {
+    return this.#plan.unreadMs ?? UNREAD_MS;
+  }
+
   /**
    * When the heartbeat alarm should come next; `undefined` once it stopped the run because
    * nobody read it for the plan's `unreadMs` (an answer nobody reads would run to its byte limit).
    */
   heartbeat(now: number, everyMs: number): number | undefined {
-    const unreadMs = this.#plan.unreadMs ?? UNREAD_MS;
+    const unreadMs = this.unreadMs;
     if (this.#log.readers > 0) return now + everyMs;
     const due = this.#log.unreadSince + unreadMs;
     if (now < due) return Math.min(now + everyMs, due);
