@@ -12,6 +12,7 @@ import { errorResponse, type RelayFailure } from "./error_response.ts";
 import { relayChat } from "./forward.ts";
 import { jsonResponse } from "./json_response.ts";
 import { collectLogprobs } from "./logprobs.ts";
+import { partialPolicy } from "./on_partial.ts";
 import type { ResolvedRelayOptions } from "./options.ts";
 import { chunkEncoder, wantsProgress } from "./progress.ts";
 import { type ChatRequestBody, parseChatRequest, readLimited } from "./request_body.ts";
@@ -68,6 +69,8 @@ export function chatRoute(
         code: "unsupported_parameter",
       });
     }
+    const onPartial = partialPolicy(c.req.raw.headers, config.onPartial);
+    if (typeof onPartial !== "string") return errorResponse(onPartial);
     const streaming = body.stream === true;
     const resumable = streaming && wantsResumable(c.req.raw.headers);
     // Said, not ignored: a caller who asked expects an answer that outlives its connection.
@@ -84,6 +87,7 @@ export function chatRoute(
       ...(config.maxRetries !== undefined ? { maxRetries: config.maxRetries } : {}),
       ...(config.retry !== undefined ? { retry: config.retry } : {}),
       timeouts: config.timeouts,
+      ...(onPartial === "continue" ? { onPartial } : {}),
     };
     const streamOptions = body.stream_options as { include_usage?: unknown } | null | undefined;
     const answer: Answer = {

@@ -3,6 +3,7 @@ import type { RetryOptions, Timeouts } from "../core/chat_options.ts";
 import { MAX_TIMER_MS } from "../core/constants.ts";
 import { checkOptions, type OptionTable, type Rule, type Voice } from "../core/option_keys.ts";
 import { createRetryBudget, isRetryBudget, type RetryBudget } from "../core/retry_budget.ts";
+import { PARTIAL_POLICIES } from "./on_partial.ts";
 import { isStreamNamespace, MAX_READERS, type RelayStreamNamespace } from "./streams/wire.ts";
 import { type RelayUpstream, type ResolvedUpstream, resolveUpstreams } from "./upstreams.ts";
 
@@ -90,6 +91,12 @@ export interface RelayOptions {
   cooldownMs?: number;
   /** Budget every call's retries draw from. Default: one per relay; `false`: none. */
   retryBudget?: RetryBudget | false;
+  /**
+   * A streaming answer cut mid-way: `"error"` ends it with an error event (default), `"continue"`
+   * asks the upstream for the rest (the client's `onPartial: "continue"`); the request header
+   * `x-stopstream-on-partial` wins.
+   */
+  onPartial?: "error" | "continue";
 }
 
 /** The options without a default. */
@@ -195,6 +202,11 @@ const OPTIONS = {
   retryBudget: [
     (value) => value === undefined || value === false || isRetryBudget(value),
     "made by createRetryBudget(), or false",
+  ],
+  onPartial: [
+    (value) => (PARTIAL_POLICIES as readonly unknown[]).includes(value),
+    `one of ${PARTIAL_POLICIES.join(", ")}`,
+    "error",
   ],
 } as const satisfies Record<keyof RelayOptions, Rule | OptionTable>;
 

@@ -33,6 +33,8 @@ export class ProgressEncoder extends ChunkEncoder {
   readonly #startedAt = Date.now();
   /** A fallback's first request is the next attempt. */
   #attempt = 1;
+  /** Characters of text written, where a continuation joins. */
+  #chars = 0;
 
   override encode(event: RelayEvent): string {
     switch (event.type) {
@@ -42,6 +44,13 @@ export class ProgressEncoder extends ChunkEncoder {
         return this.#comment(`open attempt=${event.attempt} status=${event.status}`);
       case "retry":
         this.#attempt = event.attempt;
+        // After content, only a continuation (`onPartial: "continue"`) tries again.
+        if (this.started) {
+          return this.#comment(
+            `continue attempt=${event.attempt} after_chars=${this.#chars} ` +
+              `delay_ms=${event.delayMs}${reason(event.error)}`,
+          );
+        }
         return this.#comment(
           `retry attempt=${event.attempt} delay_ms=${event.delayMs}${reason(event.error)}`,
         );
@@ -53,6 +62,9 @@ export class ProgressEncoder extends ChunkEncoder {
         );
       case "fallback":
         return this.#comment(`fallback attempt=${++this.#attempt}${reason(event.error)}`);
+      case "text":
+        this.#chars += event.text.length;
+        return super.encode(event);
       default:
         return super.encode(event);
     }
