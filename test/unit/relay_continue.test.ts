@@ -25,11 +25,13 @@ interface Message {
 let server: NodeServer;
 let cuts = 0;
 const bodies: Array<{ messages: Message[] }> = [];
+const paths: string[] = [];
 
 /** The first request of each test is cut; a request that ends in a prefix gets what follows it. */
 async function upstream(request: Request): Promise<Response> {
   const body = await request.json() as { messages: Message[] };
   bodies.push(body);
+  paths.push(new URL(request.url).pathname);
   const last = body.messages.at(-1)!;
   const prefix = last.role === "assistant" && last.prefix === true ? last.content : "";
   const from = WORDS.findIndex((_, i) => WORDS.slice(0, i).join("") === prefix);
@@ -61,6 +63,7 @@ afterAll(async () => {
 });
 afterEach(() => {
   bodies.length = 0;
+  paths.length = 0;
 });
 
 function relay(options: Partial<RelayOptions> = {}) {
@@ -115,6 +118,29 @@ describe("x-stopstream-on-partial: continue", () => {
       content: WORDS.slice(0, CUT_AFTER).join(""),
       prefix: true,
     });
+  });
+
+  test("an upstream whose retries are used up hands the rest of the answer to the next one", async () => {
+    const app = relay({
+      maxRetries: 0,
+      upstreams: [
+        { baseURL: `${server.url}/primary/v1`, model: "m" },
+        { baseURL: `${server.url}/fallback/v1`, model: "m" },
+      ],
+    });
+    const { raw, data } = await ask(app, {
+      "x-stopstream-on-partial": "continue",
+      "x-stopstream-progress": "true",
+    });
+    expect(contentOf(data)).toBe(ANSWER);
+    expect(data.at(-1)).toBe("[DONE]");
+    expect(paths).toEqual(["/primary/v1/chat/completions", "/fallback/v1/chat/completions"]);
+    expect(bodies[1]!.messages.at(-1)).toEqual({
+      role: "assistant",
+      content: WORDS.slice(0, CUT_AFTER).join(""),
+      prefix: true,
+    });
+    expect(raw).toMatch(/^: fallback attempt=2 reason=connection t=\d+$/m);
   });
 
   test('createRelay\'s onPartial: "continue" does the same without the header', async () => {
