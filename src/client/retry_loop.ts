@@ -4,7 +4,7 @@ import { MAX_TIMER_MS } from "../core/constants.ts";
 import { Accumulator } from "../core/accumulator.ts";
 import type { CallControl } from "./call_control.ts";
 import { InterruptedError, PartialStreamError } from "../core/error_classes.ts";
-import { isAPIStatusError } from "../core/error_guards.ts";
+import { isAPIStatusError, isTimeoutError } from "../core/error_guards.ts";
 import { isStreamingRefused, requestWhole } from "./non_streaming.ts";
 import { backoffDelay, isRetryable } from "./retry_policy.ts";
 import { resultOf } from "./response.ts";
@@ -20,13 +20,16 @@ export async function runCall(
 ): Promise<ChatResult> {
   let continuations = 0;
   let lastError: unknown;
+  let previous: Accumulator | undefined; // set while continuing a cut-off answer
   for (let index = 0; index < plan.targets.length; index++) {
     const target = plan.targets[index]!;
     if (index > 0 && consumer.listening) {
       consumer.push({ type: "fallback", index, error: lastError as Error });
     }
-    let request = target.request;
-    let previous: Accumulator | undefined; // set while continuing a cut-off answer
+    // A target whose retries ran out handed its cut-off answer on: this one asks for the rest.
+    let request = previous === undefined
+      ? target.request
+      : target.rebuild(target.protocol.continuationBody!(target.body, previous.content));
     let stream = new ResumableStream(target, control);
     for (let retry = 0;; retry++) {
       if (control.stopError !== undefined) throw control.stopError;
@@ -54,18 +57,27 @@ export async function runCall(
         const retryable = isRetryable(error);
         // Content reached the caller: a retry would repeat it (unless `onPartial: "retry"`).
         if (fresh && ((acc.delivered && plan.onPartial !== "retry") || previous !== undefined)) {
-          const canContinue = plan.onPartial === "continue" && retryable && !exhausted &&
+          const next = exhausted ? plan.targets[index + 1] : target;
+          const canContinue = plan.onPartial === "continue" && retryable &&
             acc.toolCalls.length === 0 && acc.lastKind !== "reasoning" &&
-            target.protocol.continuationBody !== undefined && acc.content.length > 0;
+            next?.protocol.continuationBody !== undefined && acc.content.length > 0;
           if (!canContinue) {
             return partialOutcome(plan, acc, attempts, continuations, error, target);
           }
           if (acc.delivered) {
             continuations++;
             previous = acc;
-            request = target.rebuild(target.protocol.continuationBody!(target.body, acc.content));
           }
-        } else if (fresh && (!retryable || exhausted)) {
+          if (exhausted) break;
+          request = target.rebuild(
+            target.protocol.continuationBody!(target.body, previous!.content),
+          );
+        } else if (
+          // A stall with a fallback left moves on at once: another wait on the same upstream
+          // would cost the caller a whole timeout more.
+          fresh && (!retryable || exhausted ||
+            (isTimeoutError(error) && index + 1 < plan.targets.length))
+        ) {
           if (isStreamingRefused(error) && target.protocol.decodeMessage !== undefined) {
             return await requestWhole(target, control, consumer, plan.maxEventBytes);
           }

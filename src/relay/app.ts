@@ -29,6 +29,7 @@ export function createRelay(options: RelayOptions): Hono {
     ttlMs: config.resumeTtlMs,
     maxBytes: config.maxStreamBytes,
     maxReaders: config.maxStreamReaders,
+    unreadMs: config.resumeUnreadMs,
     keys: config.keys,
   };
   const app = new Hono();

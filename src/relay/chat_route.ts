@@ -12,6 +12,7 @@ import { errorResponse as failureResponse, type RelayFailure } from "./error_res
 import { type AnswerInfo, callFor, encoderFor, type Inbound } from "./inbound.ts";
 import { jsonResponse } from "./json_response.ts";
 import { collectLogprobs } from "./logprobs.ts";
+import { partialPolicy } from "./on_partial.ts";
 import type { ResolvedRelayOptions } from "./options.ts";
 import { wantsProgress } from "./progress.ts";
 import { readLimited } from "./request_body.ts";
@@ -63,6 +64,8 @@ export function chatRoute(
     if (!upstreams.some((_, index) => usable(index))) {
       return errorResponse(inbound.refused(refusals[0]!));
     }
+    const onPartial = partialPolicy(c.req.raw.headers, config.onPartial);
+    if (typeof onPartial !== "string") return errorResponse(onPartial);
     const streaming = body.stream === true;
     const resumable = streaming && wantsResumable(c.req.raw.headers);
     // Said, not ignored: a caller who asked expects an answer that outlives its connection.
@@ -78,7 +81,8 @@ export function chatRoute(
       ),
       ...(config.maxRetries !== undefined ? { maxRetries: config.maxRetries } : {}),
       ...(config.retry !== undefined ? { retry: config.retry } : {}),
-      ...(config.timeouts !== undefined ? { timeouts: config.timeouts } : {}),
+      timeouts: config.timeouts,
+      ...(onPartial === "continue" ? { onPartial } : {}),
     };
     const streamOptions = body.stream_options as { include_usage?: unknown } | null | undefined;
     const answer: AnswerInfo = {

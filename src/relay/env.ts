@@ -1,8 +1,14 @@
 import { MAX_TIMER_MS } from "../core/constants.ts";
-import type { ProtocolName } from "../core/chat_options.ts";
+import type { ProtocolName, Timeouts } from "../core/chat_options.ts";
 import type { RelayOptions } from "./options.ts";
 import { isHttpURL, PROTOCOLS, type RelayUpstream } from "./upstreams.ts";
 import { isStreamNamespace } from "./streams/wire.ts";
+
+const TIMEOUT_BINDINGS = [
+  ["HEADERS_TIMEOUT_MS", "headersMs"],
+  ["FIRST_EVENT_TIMEOUT_MS", "firstEventMs"],
+  ["IDLE_TIMEOUT_MS", "idleMs"],
+] as const;
 
 /**
  * The bindings the relay Worker reads, all optional.
@@ -31,10 +37,18 @@ export interface RelayEnv {
   STREAMS?: unknown;
   /** How long a resumable stream is kept after it ends, in ms (default 600 000). */
   RESUME_TTL_MS?: string;
+  /** How long a running resumable stream may have no reader before it is stopped (default 120 000). */
+  RESUME_UNREAD_MS?: string;
   /** The most bytes a resumable stream stores (default 8 MiB). */
   MAX_STREAM_BYTES?: string;
   /** The most readers a resumable stream serves at once (default 16). */
   MAX_STREAM_READERS?: string;
+  /** Request start to an upstream's response headers, in ms (default 10 000). */
+  HEADERS_TIMEOUT_MS?: string;
+  /** An upstream's response headers to its first data event, in ms (default 60 000). */
+  FIRST_EVENT_TIMEOUT_MS?: string;
+  /** Between an upstream's data events, in ms (default 60 000). */
+  IDLE_TIMEOUT_MS?: string;
   /** Failed calls in a row (in 30 s) that make an upstream skipped (default 3; 0 turns it off). */
   COOLDOWN_FAILURES?: string;
   /** How long a failing upstream is skipped, in ms (default 30 000); then one call probes it. */
@@ -70,6 +84,8 @@ export function relayOptionsFromEnv(env: RelayEnv): RelayOptions {
   if (isStreamNamespace(env.STREAMS)) common.streams = env.STREAMS;
   const ttl = wholeNumber(env, "RESUME_TTL_MS", "milliseconds");
   if (ttl !== undefined) common.resumeTtlMs = ttl;
+  const unread = wholeNumber(env, "RESUME_UNREAD_MS", "milliseconds", 1, MAX_TIMER_MS);
+  if (unread !== undefined) common.resumeUnreadMs = unread;
   const maxBytes = wholeNumber(env, "MAX_STREAM_BYTES", "bytes");
   if (maxBytes !== undefined) common.maxStreamBytes = maxBytes;
   const maxReaders = wholeNumber(env, "MAX_STREAM_READERS", "readers");
@@ -78,6 +94,8 @@ export function relayOptionsFromEnv(env: RelayEnv): RelayOptions {
   if (failures !== undefined) common.cooldownFailures = failures;
   const cooldown = wholeNumber(env, "COOLDOWN_MS", "milliseconds");
   if (cooldown !== undefined) common.cooldownMs = cooldown;
+  const timeouts = timeoutsOf(env);
+  if (timeouts !== undefined) common.timeouts = timeouts;
   const baseURL = text(env.UPSTREAM_BASE_URL);
   if (baseURL === undefined) {
     if (text(env.FALLBACKS) !== undefined) {
@@ -141,6 +159,16 @@ function parseFallbacks(env: RelayEnv): RelayUpstream[] {
     }
     return upstream;
   });
+}
+
+/** Only the limits set: the others keep the relay's defaults. */
+function timeoutsOf(env: RelayEnv): Timeouts | undefined {
+  const timeouts: Timeouts = {};
+  for (const [binding, name] of TIMEOUT_BINDINGS) {
+    const ms = wholeNumber(env, binding, "milliseconds");
+    if (ms !== undefined) timeouts[name] = ms;
+  }
+  return Object.keys(timeouts).length > 0 ? timeouts : undefined;
 }
 
 function urlOf(value: unknown, name: string): string {

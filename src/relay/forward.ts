@@ -138,6 +138,9 @@ export function relayChat(
 ): Call<RelayItem> {
   const plan = planCall(options);
   const call = new Call<RelayItem>(plan);
+  // A continuation asks for what follows the text so far, which must then hold every delta:
+  // forwarded events never reach it.
+  if (plan.onPartial === "continue") return call;
   wrapDecoders(
     plan,
     "openai-chat",

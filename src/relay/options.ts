@@ -3,6 +3,7 @@ import type { RetryOptions, Timeouts } from "../core/chat_options.ts";
 import { MAX_TIMER_MS } from "../core/constants.ts";
 import { checkOptions, type OptionTable, type Rule, type Voice } from "../core/option_keys.ts";
 import { createRetryBudget, isRetryBudget, type RetryBudget } from "../core/retry_budget.ts";
+import { PARTIAL_POLICIES } from "./on_partial.ts";
 import { isStreamNamespace, MAX_READERS, type RelayStreamNamespace } from "./streams/wire.ts";
 import { type RelayUpstream, type ResolvedUpstream, resolveUpstreams } from "./upstreams.ts";
 
@@ -66,12 +67,20 @@ export interface RelayOptions {
   maxRetries?: number;
   /** Backoff between attempts (the client's `retry`). */
   retry?: RetryOptions;
-  /** Time limits per attempt and per call (the client's `timeouts`). */
+  /**
+   * Time limits per attempt and per call (the client's `timeouts`), with the relay's defaults:
+   * `headersMs` 10 000, `firstEventMs` 60 000, `idleMs` 60 000, `totalMs` none.
+   */
   timeouts?: Timeouts;
   /** `RelayStream`'s Durable Object namespace; enables resumable streams. Default none. */
   streams?: RelayStreamNamespace;
   /** How long a resumable stream is kept after it ends, in ms. Default 600 000 (10 minutes). */
   resumeTtlMs?: number;
+  /**
+   * How long a resumable stream still running may have no reader before it is stopped (its
+   * upstream call cancelled), in ms. Default 120 000.
+   */
+  resumeUnreadMs?: number;
   /** Most bytes a resumable stream or `stream: false` answer may hold (else 502). Default 8 MiB. */
   maxStreamBytes?: number;
   /** Most readers a resumable stream serves at once; one more gets a 429. Default 16. */
@@ -82,15 +91,25 @@ export interface RelayOptions {
   cooldownMs?: number;
   /** Budget every call's retries draw from. Default: one per relay; `false`: none. */
   retryBudget?: RetryBudget | false;
+  /**
+   * A streaming answer cut mid-way: `"error"` ends it with an error event (default), `"continue"`
+   * asks the upstream for the rest (the client's `onPartial: "continue"`); the request header
+   * `x-stopstream-on-partial` wins.
+   */
+  onPartial?: "error" | "continue";
 }
 
 /** The options without a default. */
-type Unset = "fetch" | "maxRetries" | "retry" | "timeouts" | "streams" | "models";
+type Unset = "fetch" | "maxRetries" | "retry" | "streams" | "models";
 
 export type ResolvedRelayOptions =
-  & Required<Omit<RelayOptions, Unset | "upstreams" | "retryBudget">>
+  & Required<Omit<RelayOptions, Unset | "upstreams" | "retryBudget" | "timeouts">>
   & { [K in Unset]: RelayOptions[K] | undefined }
-  & { upstreams: ResolvedUpstream[]; retryBudget: RetryBudget | undefined };
+  & {
+    upstreams: ResolvedUpstream[];
+    retryBudget: RetryBudget | undefined;
+    timeouts: Required<Timeouts>;
+  };
 
 const RELAY: Voice = { prefix: "createRelay", owner: "createRelay", ticks: false };
 /** maxRetries, retry and timeouts are the client's, checked by its own rules. */
@@ -119,6 +138,28 @@ const listOf = (test: (item: unknown) => boolean, words: string, fallback?: unkn
   fallback,
 ];
 const anything: Rule = [() => true, ""];
+
+/** One of the client's `ms` rules, with another default. */
+const withDefault = ([test, words]: Rule, fallback: number): Rule => [
+  test,
+  words,
+  fallback,
+  RangeError,
+];
+/**
+ * The client's rules (and messages) for the call's limits, with the relay's defaults: a service's
+ * stalls must fail over in seconds, not at the client's 60 s for headers and 600 s for the first
+ * event, since a caller waits behind each.
+ */
+const RELAY_CALL_LIMITS = {
+  ...CALL_LIMITS,
+  timeouts: {
+    ...CALL_LIMITS.timeouts,
+    headersMs: withDefault(CALL_LIMITS.timeouts.headersMs, 10_000),
+    firstEventMs: withDefault(CALL_LIMITS.timeouts.firstEventMs, 60_000),
+    idleMs: withDefault(CALL_LIMITS.timeouts.idleMs, 60_000),
+  },
+};
 
 const OPTIONS = {
   upstreams: [
@@ -153,6 +194,7 @@ const OPTIONS = {
     "a Durable Object namespace (the STREAMS binding of class RelayStream)",
   ],
   resumeTtlMs: positive(10 * 60_000),
+  resumeUnreadMs: positive(120_000, MAX_TIMER_MS),
   maxStreamBytes: positive(8 * 1024 * 1024),
   maxStreamReaders: wholeNumber(MAX_READERS, 1),
   cooldownFailures: wholeNumber(3, 0),
@@ -160,6 +202,11 @@ const OPTIONS = {
   retryBudget: [
     (value) => value === undefined || value === false || isRetryBudget(value),
     "made by createRetryBudget(), or false",
+  ],
+  onPartial: [
+    (value) => (PARTIAL_POLICIES as readonly unknown[]).includes(value),
+    `one of ${PARTIAL_POLICIES.join(", ")}`,
+    "error",
   ],
 } as const satisfies Record<keyof RelayOptions, Rule | OptionTable>;
 
@@ -175,11 +222,17 @@ export function resolveRelayOptions(options: RelayOptions): ResolvedRelayOptions
     RELAY,
   );
   const { maxRetries, retry, timeouts } = options;
-  checkOptions({ maxRetries, retry, timeouts }, CALL_LIMITS, "", CALL);
+  const limits = checkOptions<{ timeouts: Required<Timeouts> }>(
+    { maxRetries, retry, timeouts },
+    RELAY_CALL_LIMITS,
+    "",
+    CALL,
+  );
   const upstreams = resolveUpstreams(options.upstreams!);
   const budget = options.retryBudget;
   return {
     ...checked,
+    timeouts: limits.timeouts,
     upstreams,
     retryBudget: budget === false ? undefined : budget ?? createRetryBudget(),
   };

@@ -34,14 +34,23 @@ class Narrator {
   readonly #startedAt = Date.now();
   /** A fallback's first request is the next attempt. */
   #attempt = 1;
+  /** Characters of text written, where a continuation joins. */
+  #chars = 0;
 
-  narrate(event: RelayEvent): string | undefined {
+  narrate(event: RelayEvent, started: boolean): string | undefined {
     switch (event.type) {
       case "open":
         this.#attempt = event.attempt;
         return this.#comment(`open attempt=${event.attempt} status=${event.status}`);
       case "retry":
         this.#attempt = event.attempt;
+        // After content, only a continuation (`onPartial: "continue"`) tries again.
+        if (started) {
+          return this.#comment(
+            `continue attempt=${event.attempt} after_chars=${this.#chars} ` +
+              `delay_ms=${event.delayMs}${reason(event.error)}`,
+          );
+        }
         return this.#comment(
           `retry attempt=${event.attempt} delay_ms=${event.delayMs}${reason(event.error)}`,
         );
@@ -53,6 +62,9 @@ class Narrator {
         );
       case "fallback":
         return this.#comment(`fallback attempt=${++this.#attempt}${reason(event.error)}`);
+      case "text":
+        this.#chars += event.text.length;
+        return undefined;
       default:
         return undefined;
     }
@@ -67,7 +79,7 @@ export class ProgressEncoder extends ChunkEncoder {
   readonly #narrator = new Narrator();
 
   override encode(event: RelayEvent): string {
-    const comment = this.#narrator.narrate(event);
+    const comment = this.#narrator.narrate(event, this.started);
     if (comment === undefined) return super.encode(event);
     // An open still goes to the encoder: what a failed attempt left waiting goes with it.
     const text = super.encode(event);
@@ -84,7 +96,7 @@ export function withProgress(encoder: AnswerEncoder): AnswerEncoder {
     },
     encode: (event) => {
       const text = encoder.encode(event);
-      return (narrator.narrate(event) ?? "") + text;
+      return (narrator.narrate(event, encoder.started) ?? "") + text;
     },
     takeBytes: (event) => encoder.takeBytes(event),
     done: encoder.done,

@@ -127,7 +127,17 @@ describe("docs/relay.md: createRelay's defaults and the bindings'", () => {
     MAX_STREAM_READERS: "maxStreamReaders",
     COOLDOWN_FAILURES: "cooldownFailures",
     COOLDOWN_MS: "cooldownMs",
+    HEADERS_TIMEOUT_MS: "timeouts.headersMs",
+    FIRST_EVENT_TIMEOUT_MS: "timeouts.firstEventMs",
+    IDLE_TIMEOUT_MS: "timeouts.idleMs",
+    RESUME_UNREAD_MS: "resumeUnreadMs",
   };
+  /** An option by its dotted path (`timeouts.idleMs`). */
+  const at = (options: object, path: string): unknown =>
+    path.split(".").reduce<unknown>(
+      (value, key) => (value as Record<string, unknown> | undefined)?.[key],
+      options,
+    );
 
   test.each(Object.entries(BINDINGS))(
     "binding %s: read as %s, its stated default",
@@ -136,8 +146,8 @@ describe("docs/relay.md: createRelay's defaults and the bindings'", () => {
       expect(row, `docs/relay.md has no row for ${binding}`).toBeDefined();
       const stated = /\(default (\d+)/.exec(row![2]!);
       expect(stated, `the row of ${binding} states no default`).not.toBeNull();
-      expect(Number(stated![1])).toBe(resolved[name]);
-      expect((relayOptionsFromEnv({ [binding]: "7" }) as Record<string, unknown>)[name]).toBe(7);
+      expect(Number(stated![1])).toBe(at(resolved, name));
+      expect(at(relayOptionsFromEnv({ [binding]: "7" }), name)).toBe(7);
     },
   );
 });

@@ -322,6 +322,65 @@ describe("'continue' asks for the rest", () => {
     expect(up.count).toBe(1);
   });
 
+  test("a target out of retries hands the rest to the next fallback, another protocol's", async () => {
+    const FALLBACK = "https://fallback.test/v1";
+    const primary = upstream(server, BASE, chatWire, (_n, req) => cutAfter(chatWire, req, "Hello"));
+    const fallback = upstream(
+      server,
+      FALLBACK,
+      anthropicWire,
+      (_n, req) => complete(anthropicWire, req, " world."),
+    );
+    const seen: string[] = [];
+    const run = await collect(
+      streamChat(options(chatWire, {
+        onPartial: "continue",
+        maxRetries: 0,
+        fallbacks: [{
+          baseURL: FALLBACK,
+          protocol: "anthropic-messages",
+          body: anthropicWire.body("m-2"),
+        }],
+      })),
+      (e) => {
+        if (e.type === "text" || e.type === "fallback") seen.push(e.type);
+      },
+    );
+    expect(run.text).toBe("Hello world.");
+    expect(run.result).toMatchObject({ content: "Hello world.", continuations: 1 });
+    expect(seen).toEqual(["text", "fallback", "text"]);
+    expect(primary.count).toBe(1);
+    expect(fallback.count).toBe(1);
+    expect((fallback.bodies[0]!.messages as unknown[]).at(-1)).toEqual({
+      role: "assistant",
+      content: "Hello",
+    });
+  });
+
+  test("a next fallback that cannot continue (Responses): 'continue' ends as 'throw' there", async () => {
+    const FALLBACK = "https://fallback.test/v1";
+    upstream(server, BASE, chatWire, (_n, req) => cutAfter(chatWire, req, "Hello"));
+    const fallback = upstream(
+      server,
+      FALLBACK,
+      responsesWire,
+      (_n, req) => complete(responsesWire, req, "Hi again"),
+    );
+    const run = await collect(
+      streamChat(options(chatWire, {
+        onPartial: "continue",
+        maxRetries: 0,
+        fallbacks: [{
+          baseURL: FALLBACK,
+          protocol: "openai-responses",
+          body: responsesWire.body("m-2"),
+        }],
+      })),
+    );
+    expect(isPartialStreamError(run.error)).toBe(true);
+    expect(fallback.count).toBe(0);
+  });
+
   test("an interrupt during a continuation's backoff stops everything", async () => {
     const controller = new AbortController();
     const up = upstream(server, BASE, chatWire, (_n, req) => cutAfter(chatWire, req, "Hello"));

@@ -73,9 +73,10 @@ export function createDemoRelay(
   const demo = createDemoUpstream(demoOptions);
   const relay = createRelay({
     // Short enough that the playground shows a demo stall retried within a couple of seconds.
-    timeouts: { headersMs: 10_000, firstEventMs: 1_500, idleMs: 2_000 },
     retry: { initialDelayMs: 200, maxDelayMs: 2_000 },
     ...options,
+    // Each limit the options (or the bindings) leave unset keeps the demo's.
+    timeouts: { headersMs: 10_000, firstEventMs: 1_500, idleMs: 2_000, ...options.timeouts },
     upstreams: [{ baseURL: DEMO_BASE_URL }],
     fetch: demoFetch(demo),
     forwardHeaders: [...(options.forwardHeaders ?? []), DEMO_FAULT_HEADER],

@@ -26,6 +26,10 @@ export class EventLog {
   bytes = 0;
   /** Progress comments from before the first event: not numbered, not stored. */
   notes = "";
+  /** When the last reader left (or the log began, before its first): for the unread bound. */
+  unreadSince = Date.now();
+  /** Called when the last reader leaves. */
+  onUnread: (() => void) | undefined;
   #store: StreamStore;
   #maxBytes: number;
   #batch: PendingBatch;
@@ -112,7 +116,12 @@ export class EventLog {
       this.#flush(false);
       this.#lastFlush = Number.NEGATIVE_INFINITY; // and the next event too
     }
-    return () => this.#listeners.delete(wake);
+    return () => {
+      if (this.#listeners.delete(wake) && this.#listeners.size === 0) {
+        this.unreadSince = Date.now();
+        this.onUnread?.();
+      }
+    };
   }
 
   get readers(): number {
@@ -147,6 +156,11 @@ export class EventLog {
       if (batch.last > after) found.push(batch);
     }
     return found;
+  }
+
+  /** Whether the stream was deleted (expired) under its readers. */
+  get forgotten(): boolean {
+    return this.#forgotten;
   }
 
   /** The stream was deleted: readers still attached end where they are. */

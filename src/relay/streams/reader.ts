@@ -1,11 +1,19 @@
 /** One reader of a resumable stream: the stored events after its position, then live ones. */
 
-import { errorResponse } from "../error_response.ts";
+import { errorEvent, errorResponse } from "../error_response.ts";
 import { KEEP_ALIVE, STALLED_KEEP_ALIVES } from "../keep_alive.ts";
 import type { EventLog } from "./event_log.ts";
 
 const textEncoder = new TextEncoder();
 const KEEP_ALIVE_BYTES = textEncoder.encode(KEEP_ALIVE);
+/** A reader cut by the stream's expiry is told, never left with a silently short answer. */
+const EXPIRED_BYTES = textEncoder.encode(errorEvent({
+  status: 410,
+  message: "The stream expired while it was being read, so the rest of it is gone; send the " +
+    "request again.",
+  type: "invalid_request_error",
+  code: "stream_expired",
+}));
 
 /** `retry-after` is one keep-alive interval: by then a departed reader's place is free. */
 export function tooManyReaders(maxReaders: number, keepAliveMs: number): Response {
@@ -103,6 +111,8 @@ export function readEvents(
       }
       if (log.ended) {
         stop();
+        // Deleted before this reader got the last event: told, not cut short in silence.
+        if (log.forgotten && position < log.lastVisible) controller.enqueue(EXPIRED_BYTES);
         controller.close();
         return;
       }

@@ -4,12 +4,13 @@
  */
 
 import type { RelayFetch } from "../options.ts";
-import { STREAM_ID_HEADER } from "../../core/constants.ts";
+import { noop, STREAM_ID_HEADER } from "../../core/constants.ts";
 import { redact } from "../../core/redact.ts";
 import { sameHash } from "../auth.ts";
 import { errorEvent, errorResponse } from "../error_response.ts";
 import { SSE_HEADERS } from "../sse_response.ts";
 import { EventLog } from "./event_log.ts";
+import { describeStream } from "./stream_state.ts";
 import { readEvents, tooManyReaders } from "./reader.ts";
 import { INTERRUPTED, secretsOf, START_FAILED, StreamRun } from "./stream_run.ts";
 import {
@@ -20,10 +21,8 @@ import {
 } from "./stream_store.ts";
 import { decodePlan, MAX_READERS, OWNER_HEADER, type StartPlan, streamNotFound } from "./wire.ts";
 
-/**
- * An alarm is an incoming event: an object with none for 70–140 s is evicted, cutting the
- * upstream call (an outbound `fetch` does not count).
- */
+// An alarm is an incoming event: an object with none for 70–140 s is evicted, cutting the
+// upstream call (an outbound `fetch` does not count).
 const HEARTBEAT_MS = 30_000;
 
 /** The slice of a Durable Object's `ctx` (`DurableObjectState`) that `RelayStream` uses. */
@@ -82,7 +81,9 @@ export class RelayStream {
       const readers = Number(searchParams.get("readers")) || MAX_READERS;
       return this.#follow(meta, Number(searchParams.get("after") ?? 0), readers);
     }
-    if (pathname === "/status") return Response.json(this.#describe(meta));
+    if (pathname === "/status") {
+      return Response.json(describeStream(meta, this.#log, this.#store.writes));
+    }
     if (pathname === "/cancel" && request.method === "POST") return await this.#cancel(meta);
     return streamNotFound();
   }
@@ -92,7 +93,9 @@ export class RelayStream {
     const meta = this.#store.meta();
     if (meta === undefined) return;
     if (meta.status === "running" && this.#run !== undefined) {
-      await this.#ctx.storage.setAlarm(Date.now() + HEARTBEAT_MS);
+      const next = this.#run.heartbeat(Date.now(), HEARTBEAT_MS);
+      // Stopped: the run's end sets the expiry alarm, which a heartbeat must not replace.
+      await (next === undefined ? this.#recorded : this.#ctx.storage.setAlarm(next));
       return;
     }
     // Ends a call lost in a restart, or deletes an expired stream; else the expiry stays due.
@@ -127,6 +130,12 @@ export class RelayStream {
     }
     this.#log = log;
     this.#run = run;
+    // An unread bound shorter than the heartbeat is kept to its time, not to the next heartbeat.
+    log.onUnread = () => {
+      if (this.#run === run && run.unreadMs < HEARTBEAT_MS) {
+        this.#ctx.storage.setAlarm(Date.now() + run.unreadMs).catch(noop);
+      }
+    };
     this.#recorded = run.start(request.signal).then((status) => this.#record(status));
     this.#ctx.waitUntil?.(this.#recorded);
     const failure = await run.committed;
@@ -195,14 +204,20 @@ export class RelayStream {
   async #cancel(meta: StreamMeta): Promise<Response> {
     const run = this.#run;
     if (meta.status !== "running" || run === undefined) {
-      return Response.json({ ...this.#describe(meta), cancelled: false });
+      return Response.json({
+        ...describeStream(meta, this.#log, this.#store.writes),
+        cancelled: false,
+      });
     }
     // Two cancels at once: the one that stopped the run says so, the other that it had ended.
     const stopping = run.stopped === undefined;
     run.stop("cancelled");
     await this.#recorded;
     const ended = this.#store.meta() ?? meta;
-    return Response.json({ ...this.#describe(ended), cancelled: stopping });
+    return Response.json({
+      ...describeStream(ended, this.#log, this.#store.writes),
+      cancelled: stopping,
+    });
   }
 
   async #record(status: StreamStatus | undefined): Promise<void> {
@@ -227,24 +242,5 @@ export class RelayStream {
     this.#log = undefined;
     this.#recorded = undefined;
     await this.#store.delete();
-  }
-
-  #describe(meta: StreamMeta): Record<string, unknown> {
-    const running = meta.status === "running";
-    const log = this.#log;
-    const seconds = (ms: number | null): number | null =>
-      ms === null ? null : Math.floor(ms / 1000);
-    return {
-      id: meta.id,
-      object: "stream",
-      status: meta.status,
-      events: running ? log?.lastVisible ?? meta.events : meta.events,
-      bytes: running ? log?.bytes ?? meta.bytes : meta.bytes,
-      storage_writes: running ? this.#store.writes : meta.writes,
-      readers: log?.readers ?? 0,
-      created_at: seconds(meta.created),
-      ended_at: seconds(meta.ended),
-      expires_at: seconds(meta.expires),
-    };
   }
 }

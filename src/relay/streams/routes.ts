@@ -26,6 +26,8 @@ export interface StreamsConfig {
   maxBytes: number;
   /** The most readers of one stream at once (`maxStreamReaders`). */
   maxReaders: number;
+  /** How long a running stream may have no reader before it is stopped (`resumeUnreadMs`). */
+  unreadMs: number;
   /** The relay's client keys: with none, streams have no owner. */
   keys: readonly string[];
 }
@@ -48,6 +50,7 @@ export async function startStream(
     owner: await ownerOf(config, id, caller),
     ttlMs: config.ttlMs,
     maxBytes: config.maxBytes,
+    unreadMs: config.unreadMs,
   };
   const request = new Request("https://relay-stream/start", {
     method: "POST",

@@ -15,9 +15,9 @@ import { createUpstreamFetch, type UpstreamFetch } from "../upstream_fetch.ts";
 import type { EventLog } from "./event_log.ts";
 import { CallOutcomes, OUTCOMES_HEADER } from "./outcomes.ts";
 import type { StreamStatus } from "./stream_store.ts";
-import type { StartPlan } from "./wire.ts";
+import { type StartPlan, UNREAD_MS } from "./wire.ts";
 
-export type StopReason = "cancelled" | "too_large" | "caller_left";
+export type StopReason = "cancelled" | "too_large" | "caller_left" | "unread";
 
 /** Not a passing condition: a client must not send the request again by itself. */
 export const STOPPED: RelayFailure = {
@@ -26,6 +26,15 @@ export const STOPPED: RelayFailure = {
   type: "cancelled",
   code: "stream_cancelled",
 };
+
+/** Nobody read the stream for `unreadMs`: as a cancel, so no client sends it again by itself. */
+function unread(unreadMs: number): RelayFailure {
+  return {
+    ...STOPPED,
+    message: `The answer was stopped because it had no reader for ${unreadMs} ms, so it is ` +
+      "incomplete.",
+  };
+}
 
 /** The Durable Object restarted mid-call. Passing: the request may be sent again. */
 export const INTERRUPTED: RelayFailure = {
@@ -119,6 +128,24 @@ export class StreamRun {
     };
   }
 
+  /** How long the running stream may have no reader. */
+  get unreadMs(): number {
+    return this.#plan.unreadMs ?? UNREAD_MS;
+  }
+
+  /**
+   * When the heartbeat alarm should come next; `undefined` once it stopped the run because
+   * nobody read it for the plan's `unreadMs` (an answer nobody reads would run to its byte limit).
+   */
+  heartbeat(now: number, everyMs: number): number | undefined {
+    const unreadMs = this.unreadMs;
+    if (this.#log.readers > 0) return now + everyMs;
+    const due = this.#log.unreadSince + unreadMs;
+    if (now < due) return Math.min(now + everyMs, due);
+    this.stop("unread");
+    return undefined;
+  }
+
   stop(reason: StopReason): void {
     this.stopped ??= reason;
     this.#abort.abort(new Error(`the stream was stopped (${reason})`));
@@ -172,14 +199,18 @@ export class StreamRun {
       return "completed";
     } catch (error) {
       this.#outcomes.fail(error);
-      const failure = this.stopped === "cancelled" ? STOPPED : describeFailure(error, secrets);
+      const failure = this.stopped === "cancelled"
+        ? STOPPED
+        : this.stopped === "unread"
+        ? unread(plan.unreadMs ?? UNREAD_MS)
+        : describeFailure(error, secrets);
       if (!this.#isCommitted) {
         // Nobody has the stream id yet: the caller gets an HTTP error, and nothing is kept.
         this.#begin(failure);
         return undefined;
       }
       await log.close(encoder.fail(failure));
-      return this.stopped === "cancelled" ? "cancelled" : "failed";
+      return this.stopped === "cancelled" || this.stopped === "unread" ? "cancelled" : "failed";
     } finally {
       clearTimeout(timer);
     }

@@ -12,6 +12,9 @@ export const OWNER_HEADER = "x-stopstream-owner";
 /** Default `maxStreamReaders`; also assumed when a request does not say (an older Worker). */
 export const MAX_READERS = 16;
 
+/** Default `resumeUnreadMs`; also assumed when a plan does not say (an older Worker). */
+export const UNREAD_MS = 120_000;
+
 /** Kept in memory only (upstream keys included), never stored. */
 export interface StartPlan {
   id: string;
@@ -25,6 +28,8 @@ export interface StartPlan {
   keepAliveMs: number;
   ttlMs: number;
   maxBytes: number;
+  /** How long the running stream may have no reader before it is stopped. */
+  unreadMs?: number;
 }
 
 /** Option groups whose numbers may be `Infinity` (no limit), which JSON cannot carry. */

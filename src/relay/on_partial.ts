@@ -1,0 +1,29 @@
+// What a drop mid-answer does to a streaming caller's answer: ends it with an error event (the
+// default), or continues it through the client's `onPartial: "continue"`, per relay or request.
+
+import type { RelayFailure } from "./error_response.ts";
+
+export const ON_PARTIAL_HEADER = "x-stopstream-on-partial";
+
+/** `createRelay`'s `onPartial`, and the header's values. */
+export type RelayPartialPolicy = "error" | "continue";
+
+export const PARTIAL_POLICIES: readonly RelayPartialPolicy[] = ["error", "continue"];
+
+/** The request's header wins over the relay's option; any other value is the caller's error. */
+export function partialPolicy(
+  headers: Headers,
+  fallback: RelayPartialPolicy,
+): RelayPartialPolicy | RelayFailure {
+  const asked = headers.get(ON_PARTIAL_HEADER)?.trim().toLowerCase();
+  if (asked === undefined || asked === "") return fallback;
+  if ((PARTIAL_POLICIES as readonly string[]).includes(asked)) return asked as RelayPartialPolicy;
+  return {
+    status: 400,
+    message: `${ON_PARTIAL_HEADER} must be "continue" or "error", got ${
+      JSON.stringify(asked.slice(0, 40))
+    }.`,
+    type: "invalid_request_error",
+    code: "invalid_on_partial",
+  };
+}
