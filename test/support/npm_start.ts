@@ -32,9 +32,16 @@ export interface StartedRelay {
   stop(): Promise<void>;
 }
 
-/** Starts `node scripts/start.mjs --port 0` and resolves once it printed its URL. */
-export async function startRelay(timeoutMs = 60_000): Promise<StartedRelay> {
+/**
+ * Starts `node scripts/start.mjs --port 0` and resolves once it printed its URL; `vars` are its
+ * bindings (`--var NAME:value`).
+ */
+export async function startRelay(
+  timeoutMs = 60_000,
+  vars: Record<string, string> = {},
+): Promise<StartedRelay> {
   const args = ["scripts/start.mjs", "--port", "0", "--env-file", "test/e2e/empty.env"];
+  for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   const child: ChildProcess = spawnTracked(process.execPath, args, {
     cwd: ROOT,
     // Its own process group: stop() reaches workerd too (and, tracked, it goes when the test

@@ -13,6 +13,7 @@ import { AnswerLabel, chunkEncoder, isComment } from "../progress.ts";
 import { createUpstreamFetch, type UpstreamFetch } from "../upstream_fetch.ts";
 import type { EventLog } from "./event_log.ts";
 import { CallOutcomes, OUTCOMES_HEADER } from "./outcomes.ts";
+import { RetryAllowance, RETURNED_HEADER } from "./retry_allowance.ts";
 import type { StreamStatus } from "./stream_store.ts";
 import type { StartPlan } from "./wire.ts";
 
@@ -76,6 +77,8 @@ export class StreamRun {
   #chat: Call<RelayItem>;
   #encoder: ChunkEncoder;
   #outcomes = new CallOutcomes();
+  #allowance: RetryAllowance | undefined;
+  #returned = 0;
 
   constructor(plan: StartPlan, log: EventLog, fetch: RelayFetch | undefined) {
     this.committed = new Promise((resolve) => (this.#commit = resolve));
@@ -88,9 +91,12 @@ export class StreamRun {
     );
     const { id, model, includeUsage, progress } = plan.chat;
     this.#encoder = chunkEncoder(id, model, includeUsage, progress);
+    // Without a loan (a Worker older than the loans), the call has no budget.
+    if (plan.retries !== undefined) this.#allowance = new RetryAllowance(plan.retries);
+    const retryBudget = this.#allowance === undefined ? {} : { retryBudget: this.#allowance };
     // The relay's fast path here too: the stored events of an answer are its live ones.
     this.#chat = relayChat(
-      { ...plan.call, signal: this.#abort.signal, fetch: this.#fetch.fetch },
+      { ...plan.call, signal: this.#abort.signal, fetch: this.#fetch.fetch, ...retryBudget },
       this.#encoder,
       this.#fetch.tap,
     );
@@ -115,6 +121,7 @@ export class StreamRun {
     return {
       [ATTEMPTS_HEADER]: String(this.#fetch.calls),
       [OUTCOMES_HEADER]: this.#outcomes.toString(),
+      [RETURNED_HEADER]: String(this.#returned),
     };
   }
 
@@ -123,9 +130,11 @@ export class StreamRun {
     this.#abort.abort(new Error(`the stream was stopped (${reason})`));
   }
 
-  #begin(failure: RelayFailure | undefined): void {
+  /** `waiting`: committed by the commit time alone, the call still waiting for an answer. */
+  #begin(failure: RelayFailure | undefined, waiting = false): void {
     if (this.#isCommitted) return;
     this.#isCommitted = true;
+    this.#returned = this.#allowance?.release(waiting && failure === undefined) ?? 0;
     this.headers = this.#label.headers();
     this.#commit(failure);
   }
@@ -138,7 +147,10 @@ export class StreamRun {
   ): Promise<StreamStatus | undefined> {
     const iterator = chat[Symbol.asyncIterator]();
     // The relay's commit time: an answer that has begun lets the caller go with the stream id.
-    const timer = setTimeout(() => this.#begin(undefined), commitTiming(plan.keepAliveMs).commitMs);
+    const timer = setTimeout(
+      () => this.#begin(undefined, true),
+      commitTiming(plan.keepAliveMs).commitMs,
+    );
     const secrets = secretsOf(plan.call);
     try {
       for (;;) {

@@ -21,6 +21,8 @@ export interface StartPlan {
   upstreams: readonly number[];
   chat: { id: string; model: string; includeUsage: boolean; progress?: boolean };
   keepAliveMs: number;
+  /** Retries lent by the Worker's budget (caller_budget.ts); absent: the call has no budget. */
+  retries?: number;
   ttlMs: number;
   maxBytes: number;
 }
