@@ -53,28 +53,29 @@ class Share {
 
 export class CallerBudgets {
   #whole: RetryBudget;
+  /** For callers the relay cannot tell apart: the whole alone. */
+  #unknown: CallBudget;
   #shares = new Map<string, Share>();
   #now: () => number;
 
   constructor(whole: RetryBudget, now: () => number = Date.now) {
     this.#whole = whole;
     this.#now = now;
+    this.#unknown = {
+      deposit: () => whole.deposit(),
+      tryWithdraw: () => whole.tryWithdraw(),
+      get balance() {
+        return whole.balance;
+      },
+      refund: () => whole.refund?.(),
+      answered: () => {},
+    };
   }
 
   /** The budget of one call of `caller`; the whole alone for a caller the relay cannot tell. */
   of(caller: CallerId): CallBudget {
+    if (caller === undefined) return this.#unknown;
     const whole = this.#whole;
-    if (caller === undefined) {
-      return {
-        deposit: () => whole.deposit(),
-        tryWithdraw: () => whole.tryWithdraw(),
-        get balance() {
-          return whole.balance;
-        },
-        refund: () => whole.refund?.(),
-        answered: () => {},
-      };
-    }
     const share = this.#share(caller);
     const now = this.#now;
     const balance = (): number => {
