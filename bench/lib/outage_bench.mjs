@@ -8,6 +8,9 @@ import { startRelayProcess } from "./relay_process.mjs";
 import { runContender } from "./spawn.mjs";
 import { latency, median, round } from "./stats.mjs";
 
+/** Callers the relays tell apart (src/relay/caller.ts): one alone never cools an upstream down. */
+const KEYS = Array.from({ length: 8 }, (_, i) => `bench-caller-${i}`).join(",");
+
 /** The relay's defaults, which the bound is stated in (src/core/retry_budget.ts, src/relay/). */
 const BUDGET = { ratio: 0.2, minPerSecond: 10, maxRetries: 2 };
 
@@ -72,7 +75,7 @@ function summarize(record) {
 export async function outageBench(plan, server, log) {
   const relays = [];
   try {
-    const primary = { UPSTREAM_BASE_URL: `${server.url}/p/v1` };
+    const primary = { UPSTREAM_BASE_URL: `${server.url}/p/v1`, RELAY_KEYS: KEYS };
     const fallbacks = { FALLBACKS: JSON.stringify([{ baseURL: `${server.url}/f/v1` }]) };
     // The sustained outage gets a relay of its own: one upstream (so every request it counts
     // is a first attempt or a retry), and a fresh isolate whose budget no earlier call fed.
@@ -82,7 +85,7 @@ export async function outageBench(plan, server, log) {
     const record = await runContender("outage", [
       ...["--server", server.url, "--relay", relays[0].url, "--outage-relay", relays[1].url],
       ...["--requests", plan.requests, "--reference", plan.reference],
-      ...["--outage-calls", plan.outageCalls, "--concurrency", plan.concurrency],
+      ...["--outage-calls", plan.outageCalls, "--concurrency", plan.concurrency, "--keys", KEYS],
     ]);
     if (!record.ok) throw new Error(record.error);
     const out = summarize(record);

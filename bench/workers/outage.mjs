@@ -2,7 +2,7 @@
 // run as `npm start` runs them, on the loopback upstream's /p (primary) and /f (fallback),
 // either of which the benchmark takes down (POST /mode: every request answered 503).
 //   --server <upstream> --relay <URL: /p, fallback /f> --outage-relay <URL: /p alone>
-//   --requests N --reference N --outage-calls N --concurrency C
+//   --requests N --reference N --outage-calls N --concurrency C --keys k1,k2,…
 // Prints one JSON line with, in this order: the sustained outage (/p down, outage-calls
 // requests, C at a time, through the relay with /p alone, a fresh isolate that no earlier call
 // deposited into); through the other relay, the reference (nothing down), the cooldown phase
@@ -16,6 +16,12 @@ import { ttfdByTurns } from "../lib/turns.mjs";
 import { parseArgs, runTask } from "../lib/worker.mjs";
 
 const args = parseArgs(process.argv.slice(2));
+// The relays' keys, taken in turn: callers the relay tells apart, as a shared relay's are (one
+// caller alone never cools an upstream down).
+const KEYS = String(args.keys ?? "").split(",").filter((key) => key !== "");
+let turn = 0;
+const authorization = () =>
+  KEYS.length === 0 ? {} : { authorization: `Bearer ${KEYS[turn++ % KEYS.length]}` };
 const BODY = JSON.stringify({
   model: "short",
   stream: true,
@@ -36,7 +42,11 @@ async function ask(baseURL) {
   const t0 = performance.now();
   const response = await fetch(`${baseURL}/chat/completions`, {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "text/event-stream" },
+    headers: {
+      "content-type": "application/json",
+      accept: "text/event-stream",
+      ...authorization(),
+    },
     body: BODY,
   });
   const out = {
@@ -79,8 +89,13 @@ async function reference(n) {
   // Nothing wrong: the relay straight to a healthy primary, in turns with direct requests.
   await setMode({ p: "up", f: "up" });
   const urls = { relay, direct };
+  const keyed = (input, init = {}) => {
+    const headers = new Headers(init.headers);
+    for (const [name, value] of Object.entries(authorization())) headers.set(name, value);
+    return globalThis.fetch(input, { ...init, headers });
+  };
   const ctxOf = (name, model, extra) =>
-    context("openai", urls[name], globalThis.fetch, { body: { ...REQUEST_BODY, model }, ...extra });
+    context("openai", urls[name], keyed, { body: { ...REQUEST_BODY, model }, ...extra });
   return await ttfdByTurns(["relay", "direct"], ctxOf, n);
 }
 

@@ -9,6 +9,8 @@ export interface RetryBudget {
   tryWithdraw(): boolean;
   /** How many retries it would allow right now. */
   readonly balance: number;
+  /** Gives back a retry taken by `tryWithdraw` and not made (optional: older budgets lack it). */
+  refund?(): void;
 }
 
 /** Options of {@linkcode createRetryBudget}. */
@@ -58,6 +60,10 @@ export function createRetryBudget(options: RetryBudgetOptions = {}): RetryBudget
       earned -= taken;
       floor -= 1 - taken;
       return true;
+    },
+    refund(): void {
+      settle();
+      earned++;
     },
     get balance(): number {
       settle();

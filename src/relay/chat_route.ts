@@ -3,9 +3,11 @@
 // answer, or as a resumable stream in a Durable Object.
 
 import type { Context } from "hono";
-import { Call, planCall } from "../client/internal.ts";
+import { Call, CALL_LIMITS, planCall } from "../client/internal.ts";
 import type { StreamChatOptions } from "../core/chat_options.ts";
-import { ATTEMPTS_HEADER, UPSTREAM_HEADER } from "../core/constants.ts";
+import { ATTEMPTS_HEADER, noop, UPSTREAM_HEADER } from "../core/constants.ts";
+import { callerOf } from "./caller.ts";
+import { type CallBudget, CallerBudgets, giveBack, lend } from "./caller_budget.ts";
 import { abortOnDisconnect } from "./caller_signal.ts";
 import { UpstreamCooldowns, type UpstreamRoute } from "./cooldown.ts";
 import { errorResponse as failureResponse, type RelayFailure } from "./error_response.ts";
@@ -51,6 +53,9 @@ export function chatRoute(
   const upstreams = config.upstreams;
   const errorResponse = (failure: RelayFailure): Response =>
     failureResponse(failure, undefined, inbound.errorBody);
+  const budgets = config.retryBudget && new CallerBudgets(config.retryBudget);
+  const keyed = config.keys.length > 0;
+  const maxRetries = config.maxRetries ?? (CALL_LIMITS.maxRetries[2] as number);
 
   return async (c) => {
     const text = await readLimited(c.req.raw, config.maxBodyBytes);
@@ -70,7 +75,10 @@ export function chatRoute(
     const resumable = streaming && wantsResumable(c.req.raw.headers);
     // Said, not ignored: a caller who asked expects an answer that outlives its connection.
     if (resumable && streams === undefined) return errorResponse(NOT_RESUMABLE);
-    const route = cooldowns.route(usable);
+    // Told apart so that one caller can neither cool an upstream down nor spend others' retries.
+    const caller = await callerOf(c.req.raw, keyed);
+    const route = cooldowns.route(usable, caller);
+    const budget = budgets?.of(caller);
     const upstream = createUpstreamFetch(config.fetch);
     const call: StreamChatOptions = {
       ...callOptions(
@@ -94,15 +102,28 @@ export function chatRoute(
       protocol: inbound.protocol,
     };
     if (resumable && streams !== undefined) {
-      // The call runs in the stream's Durable Object: a caller who leaves does not stop it.
-      const { response, outcomes } = await startStream(streams, c.req.raw, {
-        call,
-        upstreams: route.order,
-        chat: answer,
-        keepAliveMs: config.keepAliveMs,
-      });
-      if (outcomes !== undefined) route.report(outcomes);
-      return response;
+      // The call runs in the stream's Durable Object, out of the budget's reach: it is lent the
+      // most retries the call could make, and gives back what it did not need.
+      budget?.deposit();
+      const lent = budget && lend(budget, maxRetries * route.order.length);
+      let started;
+      try {
+        // A caller who leaves does not stop the call.
+        started = await startStream(streams, c.req.raw, {
+          call,
+          upstreams: route.order,
+          chat: answer,
+          keepAliveMs: config.keepAliveMs,
+          ...(lent !== undefined ? { retries: lent } : {}),
+        });
+      } catch (error) {
+        if (budget !== undefined) giveBack(budget, lent ?? 0);
+        throw error;
+      }
+      if (budget !== undefined) giveBack(budget, Math.min(started.returned, lent ?? 0));
+      if (started.outcomes?.includes("success")) budget?.answered();
+      if (started.outcomes !== undefined) route.report(started.outcomes);
+      return started.response;
     }
     // Aborted when the caller disconnects (on Workers with the `enable_request_signal` flag).
     const abort = abortOnDisconnect(c.req.raw.signal);
@@ -112,9 +133,9 @@ export function chatRoute(
       ...(streaming ? {} : { onPartial: "retry" as const }),
       // Fires when the caller disconnects or the response is cancelled: never retried.
       signal: abort.signal,
-      ...(config.retryBudget !== undefined ? { retryBudget: config.retryBudget } : {}),
+      ...(budget !== undefined ? { retryBudget: budget } : {}),
     };
-    const held = { config, secrets, route, upstream, abort, answer, inbound };
+    const held = { config, secrets, route, budget, upstream, abort, answer, inbound };
     return streaming ? await streamed(held, local) : await whole(held, local);
   };
 }
@@ -124,6 +145,7 @@ interface Held {
   config: ResolvedRelayOptions;
   secrets: readonly string[];
   route: UpstreamRoute;
+  budget: CallBudget | undefined;
   upstream: UpstreamFetch;
   abort: AbortController;
   answer: AnswerInfo;
@@ -145,6 +167,7 @@ async function streamed(held: Held, options: StreamChatOptions): Promise<Respons
     errorBody: held.inbound.errorBody,
   });
   route.watch(chat.result); // after sseResponse began iterating: its events are kept
+  watchAnswer(held.budget, chat.result);
   return await response;
 }
 
@@ -186,6 +209,7 @@ async function whole(held: Held, options: StreamChatOptions): Promise<Response> 
     };
   });
   route.watch(chat.result);
+  watchAnswer(held.budget, chat.result);
   return await jsonResponse({
     answer: json,
     abort,
@@ -194,4 +218,9 @@ async function whole(held: Held, options: StreamChatOptions): Promise<Response> 
     attempts: () => upstream.calls,
     errorBody: held.inbound.errorBody,
   });
+}
+
+/** An answered call refills its caller's share of the retry budget. */
+function watchAnswer(budget: CallBudget | undefined, result: Promise<unknown>): void {
+  if (budget !== undefined) result.then(() => budget.answered(), noop);
 }

@@ -6,7 +6,10 @@ import { isRetryable } from "../client/internal.ts";
 const WINDOW_MS = 30_000;
 
 export interface CooldownSettings {
-  /** Consecutive failed calls (within 30 s) that start a cooldown; 0 turns cooldown off. */
+  /**
+   * Consecutive failed calls (within 30 s), from at least two callers, that start a cooldown; 0
+   * turns cooldown off.
+   */
   failures: number;
   cooldownMs: number;
   /** For tests. */
@@ -16,10 +19,21 @@ export interface CooldownSettings {
 /** `neutral`: the call taught nothing of the upstream (the caller's abort or 4xx, never tried). */
 export type Outcome = "success" | "failure" | "neutral";
 
+/**
+ * Who made a call (see caller.ts); `undefined` when the relay cannot tell, and then every call
+ * counts as a caller of its own.
+ */
+export type CallerId = string | undefined;
+
 interface Health {
   /** Consecutive failed calls, and when the first of them ended. */
   failures: number;
   since: number;
+  /** The caller of the first of them, and whether another caller's call failed since. */
+  first: CallerId;
+  shared: boolean;
+  /** The caller of the failure that last started or renewed the cooldown. */
+  renewedBy: CallerId;
   /** Cooling down until then (ms since epoch); 0 when in service. */
   until: number;
   /** The call probing it now that its cooldown is over, and until when its claim holds. */
@@ -29,7 +43,10 @@ interface Health {
 
 /**
  * Per isolate, no external store: an upstream whose calls failed (retryably) `failures` times in a
- * row is skipped for `cooldownMs`, then one call probes it while the others still skip it.
+ * row is skipped for `cooldownMs`, then one call probes it while the others still skip it. The
+ * failures must come from two callers at least, and a failed probe renews the cooldown only if
+ * another caller's failure started or last renewed it: one caller's requests (a body that makes
+ * the upstream fail) never keep the upstream from the others.
  */
 export class UpstreamCooldowns {
   #health: Health[];
@@ -41,6 +58,9 @@ export class UpstreamCooldowns {
     this.#health = Array.from({ length: count }, () => ({
       failures: 0,
       since: 0,
+      first: undefined,
+      shared: false,
+      renewedBy: undefined,
       until: 0,
       probe: undefined,
       probeUntil: 0,
@@ -54,7 +74,7 @@ export class UpstreamCooldowns {
    * The call becomes the probe of the upstreams whose cooldown is over, and must be watched or
    * report to end its claim. At least one upstream must be `usable`.
    */
-  route(usable: (index: number) => boolean = () => true): UpstreamRoute {
+  route(usable: (index: number) => boolean = () => true, caller?: CallerId): UpstreamRoute {
     const now = this.#now();
     const order: number[] = [];
     const probes: number[] = [];
@@ -71,7 +91,7 @@ export class UpstreamCooldowns {
     });
     // Every upstream is cooling down: the one back soonest, rather than failing untried.
     if (order.length === 0) order.push(soonest!);
-    const route = new UpstreamRoute(this, order);
+    const route = new UpstreamRoute(this, order, caller);
     for (const index of probes) {
       const health = this.#health[index]!;
       health.probe = route;
@@ -96,33 +116,52 @@ export class UpstreamCooldowns {
       return;
     }
     const now = this.#now();
-    // A probe that failed (or a call sent to it while every upstream cooled): once more.
+    const caller = route.caller;
+    // A failure while cooling down (a probe, a call sent to it while every upstream cooled, one
+    // begun before): once more, unless the caller who renewed it last failed it again; over by
+    // then, the cooldown ends there, and this failure starts a run.
     if (health.until !== 0) {
-      health.until = now + this.#cooldownMs;
-      return;
+      if (isOther(caller, health.renewedBy)) return this.#cool(health, caller, now);
+      if (health.until > now) return;
+      health.until = 0;
+      health.failures = 0;
     }
     if (health.failures === 0 || now - health.since > WINDOW_MS) {
       health.failures = 0;
       health.since = now;
+      health.first = caller;
+      health.shared = caller === undefined;
+    } else if (isOther(caller, health.first)) {
+      health.shared = true;
     }
-    if (++health.failures >= this.#failures) {
-      health.failures = 0;
-      health.until = now + this.#cooldownMs;
-    }
+    if (++health.failures >= this.#failures && health.shared) this.#cool(health, caller, now);
   }
+
+  #cool(health: Health, caller: CallerId, now: number): void {
+    health.failures = 0;
+    health.until = now + this.#cooldownMs;
+    health.renewedBy = caller;
+  }
+}
+
+/** A caller the relay cannot tell apart counts as another one, as every call did before. */
+function isOther(caller: CallerId, than: CallerId): boolean {
+  return caller === undefined || caller !== than;
 }
 
 /** One call's way through the upstreams; its outcome is recorded once, when the call ends. */
 export class UpstreamRoute {
   readonly order: readonly number[];
+  readonly caller: CallerId;
   #cooldowns: UpstreamCooldowns;
   /** Per target of the call: the last HTTP status it answered (0: none yet), or untried. */
   #statuses: Array<number | undefined>;
   #done = false;
 
-  constructor(cooldowns: UpstreamCooldowns, order: readonly number[]) {
+  constructor(cooldowns: UpstreamCooldowns, order: readonly number[], caller: CallerId) {
     this.#cooldowns = cooldowns;
     this.order = order;
+    this.caller = caller;
     this.#statuses = order.map(() => undefined);
   }
 

@@ -120,6 +120,16 @@ describe("createRetryBudget", () => {
     expect(budget.tryWithdraw()).toBe(true);
   });
 
+  test("a retry given back (refund) can be taken again", () => {
+    const budget = createRetryBudget({ ratio: 0, minPerSecond: 1 });
+    expect(budget.tryWithdraw()).toBe(true);
+    expect(budget.tryWithdraw()).toBe(false);
+    budget.refund?.();
+    expect(budget.balance).toBe(1);
+    expect(budget.tryWithdraw()).toBe(true);
+    expect(budget.tryWithdraw()).toBe(false);
+  });
+
   test("the defaults: 10 retries at once, 10 a second, a fifth of a retry per call", () => {
     const budget = createRetryBudget();
     expect(budget.balance).toBe(10);

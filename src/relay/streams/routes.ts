@@ -8,6 +8,7 @@ import { bearerKey, callerAuthorization, sha256 } from "../auth.ts";
 import type { Outcome } from "../cooldown.ts";
 import { errorResponse } from "../error_response.ts";
 import { OUTCOMES_HEADER, parseOutcomes } from "./outcomes.ts";
+import { parseReturned, RETURNED_HEADER } from "./retry_allowance.ts";
 import {
   encodePlan,
   OWNER_HEADER,
@@ -36,12 +37,17 @@ export function wantsResumable(headers: Headers): boolean {
   return headers.get(RESUMABLE_HEADER)?.trim().toLowerCase() === "true";
 }
 
-/** The Durable Object answers as the relay does; `outcomes` is for the isolate's cooldowns. */
+/**
+ * The Durable Object answers as the relay does; `outcomes` is for the isolate's cooldowns,
+ * `returned` the lent retries it gives back.
+ */
 export async function startStream(
   config: StreamsConfig,
   caller: Request,
-  parts: Pick<StartPlan, "call" | "upstreams" | "chat" | "keepAliveMs">,
-): Promise<{ response: Response; outcomes: Array<Outcome | undefined> | undefined }> {
+  parts: Pick<StartPlan, "call" | "upstreams" | "chat" | "keepAliveMs" | "retries">,
+): Promise<
+  { response: Response; outcomes: Array<Outcome | undefined> | undefined; returned: number }
+> {
   // 128 random bits, so ids cannot be guessed.
   const id = toHex(crypto.getRandomValues(new Uint8Array(16)));
   const plan: StartPlan = {
@@ -62,8 +68,10 @@ export async function startStream(
   });
   const response = mutable(await stubOf(config, id).fetch(request));
   const outcomes = parseOutcomes(response.headers.get(OUTCOMES_HEADER));
+  const returned = parseReturned(response.headers.get(RETURNED_HEADER));
   response.headers.delete(OUTCOMES_HEADER);
-  return { response, outcomes };
+  response.headers.delete(RETURNED_HEADER);
+  return { response, outcomes, returned };
 }
 
 /** To mount after the relay's key check. */

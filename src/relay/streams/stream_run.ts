@@ -14,6 +14,7 @@ import { AnswerLabel, isComment } from "../progress.ts";
 import { createUpstreamFetch, type UpstreamFetch } from "../upstream_fetch.ts";
 import type { EventLog } from "./event_log.ts";
 import { CallOutcomes, OUTCOMES_HEADER } from "./outcomes.ts";
+import { RetryAllowance, RETURNED_HEADER } from "./retry_allowance.ts";
 import type { StreamStatus } from "./stream_store.ts";
 import { type StartPlan, UNREAD_MS } from "./wire.ts";
 
@@ -86,6 +87,8 @@ export class StreamRun {
   #chat: Call<RelayItem>;
   #encoder: AnswerEncoder;
   #outcomes = new CallOutcomes();
+  #allowance: RetryAllowance | undefined;
+  #returned = 0;
 
   constructor(plan: StartPlan, log: EventLog, fetch: RelayFetch | undefined) {
     this.committed = new Promise((resolve) => (this.#commit = resolve));
@@ -97,9 +100,12 @@ export class StreamRun {
       () => this.#fetch.calls,
     );
     this.#encoder = encoderFor(plan.chat);
+    // Without a loan (a Worker older than the loans), the call has no budget.
+    if (plan.retries !== undefined) this.#allowance = new RetryAllowance(plan.retries);
+    const retryBudget = this.#allowance === undefined ? {} : { retryBudget: this.#allowance };
     // The relay's fast path here too: the stored events of an answer are its live ones.
     this.#chat = callFor(
-      { ...plan.call, signal: this.#abort.signal, fetch: this.#fetch.fetch },
+      { ...plan.call, signal: this.#abort.signal, fetch: this.#fetch.fetch, ...retryBudget },
       this.#encoder,
       plan.chat.protocol,
       this.#fetch.tap,
@@ -125,6 +131,7 @@ export class StreamRun {
     return {
       [ATTEMPTS_HEADER]: String(this.#fetch.calls),
       [OUTCOMES_HEADER]: this.#outcomes.toString(),
+      [RETURNED_HEADER]: String(this.#returned),
     };
   }
 
@@ -151,9 +158,11 @@ export class StreamRun {
     this.#abort.abort(new Error(`the stream was stopped (${reason})`));
   }
 
-  #begin(failure: RelayFailure | undefined): void {
+  /** `waiting`: committed by the commit time alone, the call still waiting for an answer. */
+  #begin(failure: RelayFailure | undefined, waiting = false): void {
     if (this.#isCommitted) return;
     this.#isCommitted = true;
+    this.#returned = this.#allowance?.release(waiting && failure === undefined) ?? 0;
     this.headers = this.#label.headers();
     this.#commit(failure);
   }
@@ -166,7 +175,10 @@ export class StreamRun {
   ): Promise<StreamStatus | undefined> {
     const iterator = chat[Symbol.asyncIterator]();
     // The relay's commit time: an answer that has begun lets the caller go with the stream id.
-    const timer = setTimeout(() => this.#begin(undefined), commitTiming(plan.keepAliveMs).commitMs);
+    const timer = setTimeout(
+      () => this.#begin(undefined, true),
+      commitTiming(plan.keepAliveMs).commitMs,
+    );
     const secrets = secretsOf(plan.call);
     try {
       for (;;) {

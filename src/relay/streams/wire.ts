@@ -26,6 +26,8 @@ export interface StartPlan {
   /** How the answer is written: its id, model, and the caller's protocol. */
   chat: AnswerInfo;
   keepAliveMs: number;
+  /** Retries lent by the Worker's budget (caller_budget.ts); absent: the call has no budget. */
+  retries?: number;
   ttlMs: number;
   maxBytes: number;
   /** How long the running stream may have no reader before it is stopped. */
