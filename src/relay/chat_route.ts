@@ -7,7 +7,8 @@ import type { StreamChatOptions } from "../core/chat_options.ts";
 import { ATTEMPTS_HEADER, UPSTREAM_HEADER } from "../core/constants.ts";
 import { abortOnDisconnect } from "./caller_signal.ts";
 import { toChatCompletion } from "./completion.ts";
-import { UpstreamCooldowns, type UpstreamRoute } from "./cooldown.ts";
+import { type Admitted, CallGuards } from "./call_guards.ts";
+import type { UpstreamRoute } from "./cooldown.ts";
 import { errorResponse, type RelayFailure } from "./error_response.ts";
 import { relayChat } from "./forward.ts";
 import { jsonResponse } from "./json_response.ts";
@@ -46,10 +47,7 @@ export function chatRoute(
   streams: StreamsConfig | undefined,
 ): (c: Context) => Promise<Response> {
   const secrets = config.upstreams.flatMap((u) => (u.apiKey ? [u.apiKey] : []));
-  const cooldowns = new UpstreamCooldowns(config.upstreams.length, {
-    failures: config.cooldownFailures,
-    cooldownMs: config.cooldownMs,
-  });
+  const guards = new CallGuards(config);
   const upstreams = config.upstreams;
 
   return async (c) => {
@@ -72,7 +70,10 @@ export function chatRoute(
     const resumable = streaming && wantsResumable(c.req.raw.headers);
     // Said, not ignored: a caller who asked expects an answer that outlives its connection.
     if (resumable && streams === undefined) return errorResponse(NOT_RESUMABLE);
-    const route = cooldowns.route(usable);
+    // Per-key limits answer before any upstream is asked.
+    const admitted = await guards.admit(c);
+    if (admitted instanceof Response) return admitted;
+    const route = admitted.route(usable);
     const upstream = createUpstreamFetch(config.fetch);
     const call: StreamChatOptions = {
       ...callOptions(
@@ -102,6 +103,7 @@ export function chatRoute(
         keepAliveMs: config.keepAliveMs,
       });
       if (outcomes !== undefined) route.report(outcomes);
+      admitted.ended(Promise.resolve());
       return response;
     }
     // Aborted when the caller disconnects (on Workers with the `enable_request_signal` flag).
@@ -114,7 +116,7 @@ export function chatRoute(
       signal: abort.signal,
       ...(config.retryBudget !== undefined ? { retryBudget: config.retryBudget } : {}),
     };
-    const held = { config, secrets, route, upstream, abort, answer };
+    const held = { config, secrets, route, upstream, abort, answer, admitted };
     return streaming ? await streamed(held, local) : await whole(held, local);
   };
 }
@@ -127,6 +129,7 @@ interface Held {
   upstream: UpstreamFetch;
   abort: AbortController;
   answer: Answer;
+  admitted: Admitted;
 }
 
 async function streamed(held: Held, options: StreamChatOptions): Promise<Response> {
@@ -143,6 +146,7 @@ async function streamed(held: Held, options: StreamChatOptions): Promise<Respons
     upstreamOf: (target) => route.upstreamOf(target),
   });
   route.watch(chat.result); // after sseResponse began iterating: its events are kept
+  held.admitted.ended(chat.result);
   return await response;
 }
 
@@ -184,6 +188,7 @@ async function whole(held: Held, options: StreamChatOptions): Promise<Response> 
     };
   });
   route.watch(chat.result);
+  held.admitted.ended(chat.result);
   return await jsonResponse({
     answer: json,
     abort,
