@@ -18,7 +18,8 @@ import type { HealthReport, HealthState } from "./relay_health.ts";
 export const HEALTH_REFRESH_MS = 1_000;
 
 export class SharedHealth {
-  #stub: { fetch(request: Request): Promise<Response> };
+  #namespace: RelayNamespace;
+  #name: string;
   #shape: Omit<HealthReport, "outcomes">;
   /** Per upstream, skipped until then (this isolate's clock); 0 when in service. */
   #until: number[] = [];
@@ -30,7 +31,8 @@ export class SharedHealth {
 
   /** `name` tells relay configurations apart: each has its own object. */
   constructor(namespace: RelayNamespace, name: string, shape: Omit<HealthReport, "outcomes">) {
-    this.#stub = stubOf(namespace, name);
+    this.#namespace = namespace;
+    this.#name = name;
     this.#shape = shape;
   }
 
@@ -97,7 +99,8 @@ export class SharedHealth {
       body: JSON.stringify(report),
     });
     // An unreachable object leaves the view as it was: the isolate's own cooldowns still work.
-    return this.#stub.fetch(request)
+    // A stub per request: Workers bind one to the request that made it.
+    return stubOf(this.#namespace, this.#name).fetch(request)
       .then(async (response) => {
         if (!response.ok) return;
         const { remainingMs } = await response.json() as HealthState;
