@@ -104,8 +104,8 @@ it(
     expect(upstream.requests().length - before).toBe(served);
     // Another key is not limited by this one's count.
     const other = await post(0, "key-a2");
-  expect(other.status).toBe(200);
-  await other.text();
+    expect(other.status).toBe(200);
+    await other.text();
   },
   60_000,
 );

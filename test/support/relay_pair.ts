@@ -41,10 +41,12 @@ export async function startRelayPair(vars: Record<string, string>): Promise<Rela
   const outdir = mkdtempSync(`${ROOT}.wrangler/tmp/pair-`);
   try {
     const scriptPath = await buildWorker(outdir);
+    // No developer's .dev.vars (start.mjs's --env-file; wrangler's types omit the option).
+    const readVars: Record<string, unknown> = { envFiles: [`${ROOT}test/e2e/empty.env`] };
     const { workerOptions } = unstable_getMiniflareWorkerOptions(
       `${ROOT}wrangler.toml`,
       undefined,
-      { envFiles: [`${ROOT}test/e2e/empty.env`] },
+      readVars,
     );
     const worker = {
       ...workerOptions,
@@ -55,12 +57,11 @@ export async function startRelayPair(vars: Record<string, string>): Promise<Rela
       unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
     };
     // The first instance's classes, by name: the objects live there.
-    const shared = Object.fromEntries(
-      Object.entries(workerOptions.durableObjects ?? {}).map(([binding, design]) => [
-        binding,
-        { className: typeof design === "string" ? design : design.className, scriptName: FIRST },
-      ]),
-    );
+    const shared = {
+      STREAMS: { className: "RelayStream", scriptName: FIRST },
+      HEALTH: { className: "RelayHealth", scriptName: FIRST },
+      LIMITS: { className: "RelayLimits", scriptName: FIRST },
+    };
     const miniflare = new Miniflare({
       host: "127.0.0.1",
       port: 0,
