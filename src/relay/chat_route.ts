@@ -96,14 +96,16 @@ export function chatRoute(
     };
     if (resumable && streams !== undefined) {
       // The call runs in the stream's Durable Object: a caller who leaves does not stop it.
-      const { response, outcomes } = await startStream(streams, c.req.raw, {
+      const started = startStream(streams, c.req.raw, {
         call,
         upstreams: route.order,
         chat: answer,
         keepAliveMs: config.keepAliveMs,
       });
+      // Its slot is held until the start is answered (or fails).
+      admitted.ended(started);
+      const { response, outcomes } = await started;
       if (outcomes !== undefined) route.report(outcomes);
-      admitted.ended(Promise.resolve());
       return response;
     }
     // Aborted when the caller disconnects (on Workers with the `enable_request_signal` flag).
