@@ -9,7 +9,8 @@ import { ATTEMPTS_HEADER, noop, UPSTREAM_HEADER } from "../core/constants.ts";
 import { callerOf } from "./caller.ts";
 import { type CallBudget, CallerBudgets, giveBack, lend } from "./caller_budget.ts";
 import { abortOnDisconnect } from "./caller_signal.ts";
-import { UpstreamCooldowns, type UpstreamRoute } from "./cooldown.ts";
+import { type Admitted, CallGuards } from "./call_guards.ts";
+import type { UpstreamRoute } from "./cooldown.ts";
 import { errorResponse as failureResponse, type RelayFailure } from "./error_response.ts";
 import { type AnswerInfo, callFor, encoderFor, type Inbound } from "./inbound.ts";
 import { jsonResponse } from "./json_response.ts";
@@ -34,12 +35,9 @@ const NOT_RESUMABLE: RelayFailure = {
   code: "resumable_unavailable",
 };
 
-/** The cooldowns, shared by every route of one relay: they live as long as it (an isolate). */
-export function createCooldowns(config: ResolvedRelayOptions): UpstreamCooldowns {
-  return new UpstreamCooldowns(config.upstreams.length, {
-    failures: config.cooldownFailures,
-    cooldownMs: config.cooldownMs,
-  });
+/** The guards (cooldowns, limits), shared by every route of one relay: they live as long as it. */
+export function createGuards(config: ResolvedRelayOptions): CallGuards {
+  return new CallGuards(config);
 }
 
 /** The handler of the route that speaks `inbound`'s protocol. */
@@ -47,7 +45,7 @@ export function chatRoute(
   config: ResolvedRelayOptions,
   streams: StreamsConfig | undefined,
   inbound: Inbound,
-  cooldowns: UpstreamCooldowns,
+  guards: CallGuards,
 ): (c: Context) => Promise<Response> {
   const secrets = config.upstreams.flatMap((u) => (u.apiKey ? [u.apiKey] : []));
   const upstreams = config.upstreams;
@@ -75,9 +73,12 @@ export function chatRoute(
     const resumable = streaming && wantsResumable(c.req.raw.headers);
     // Said, not ignored: a caller who asked expects an answer that outlives its connection.
     if (resumable && streams === undefined) return errorResponse(NOT_RESUMABLE);
+    // Per-key limits answer before any upstream is asked.
+    const admitted = await guards.admit(c);
+    if (admitted instanceof Response) return admitted;
     // Told apart so that one caller can neither cool an upstream down nor spend others' retries.
     const caller = await callerOf(c.req.raw, keyed);
-    const route = cooldowns.route(usable, caller);
+    const route = admitted.route(usable, caller);
     const budget = budgets?.of(caller);
     const upstream = createUpstreamFetch(config.fetch);
     const call: StreamChatOptions = {
@@ -117,12 +118,14 @@ export function chatRoute(
           ...(lent !== undefined ? { retries: lent } : {}),
         });
       } catch (error) {
+        admitted.ended(Promise.resolve());
         if (budget !== undefined) giveBack(budget, lent ?? 0);
         throw error;
       }
       if (budget !== undefined) giveBack(budget, Math.min(started.returned, lent ?? 0));
       if (started.outcomes?.includes("success")) budget?.answered();
       if (started.outcomes !== undefined) route.report(started.outcomes);
+      admitted.ended(Promise.resolve());
       return started.response;
     }
     // Aborted when the caller disconnects (on Workers with the `enable_request_signal` flag).
@@ -135,7 +138,7 @@ export function chatRoute(
       signal: abort.signal,
       ...(budget !== undefined ? { retryBudget: budget } : {}),
     };
-    const held = { config, secrets, route, budget, upstream, abort, answer, inbound };
+    const held = { config, secrets, route, budget, upstream, abort, answer, inbound, admitted };
     return streaming ? await streamed(held, local) : await whole(held, local);
   };
 }
@@ -150,6 +153,7 @@ interface Held {
   abort: AbortController;
   answer: AnswerInfo;
   inbound: Inbound;
+  admitted: Admitted;
 }
 
 async function streamed(held: Held, options: StreamChatOptions): Promise<Response> {
@@ -168,6 +172,7 @@ async function streamed(held: Held, options: StreamChatOptions): Promise<Respons
   });
   route.watch(chat.result); // after sseResponse began iterating: its events are kept
   watchAnswer(held.budget, chat.result);
+  held.admitted.ended(chat.result);
   return await response;
 }
 
@@ -210,6 +215,7 @@ async function whole(held: Held, options: StreamChatOptions): Promise<Response> 
   });
   route.watch(chat.result);
   watchAnswer(held.budget, chat.result);
+  held.admitted.ended(chat.result);
   return await jsonResponse({
     answer: json,
     abort,

@@ -105,6 +105,11 @@ export class UpstreamCooldowns {
     return health.probe !== undefined && health.probeUntil > now;
   }
 
+  /** How long `index` is still skipped, in ms (0: in service, or due for its probe). */
+  remainingMs(index: number): number {
+    return Math.max(0, (this.#health[index]?.until ?? 0) - this.#now());
+  }
+
   /** @internal For {@linkcode UpstreamRoute} only. */
   record(index: number, outcome: Outcome, route: UpstreamRoute): void {
     const health = this.#health[index]!;

@@ -3,6 +3,7 @@ import type { ProtocolName, Timeouts } from "../core/chat_options.ts";
 import type { RelayOptions } from "./options.ts";
 import { isHttpURL, PROTOCOLS, type RelayUpstream } from "./upstreams.ts";
 import { isStreamNamespace } from "./streams/wire.ts";
+import { isRelayNamespace } from "./durable.ts";
 
 const TIMEOUT_BINDINGS = [
   ["HEADERS_TIMEOUT_MS", "headersMs"],
@@ -53,6 +54,14 @@ export interface RelayEnv {
   COOLDOWN_FAILURES?: string;
   /** How long a failing upstream is skipped, in ms (default 30 000); then one call probes it. */
   COOLDOWN_MS?: string;
+  /** Durable Object binding of class `RelayHealth`: cooldowns shared by every isolate. */
+  HEALTH?: unknown;
+  /** Durable Object binding of class `RelayLimits`, where the per-key limits are counted. */
+  LIMITS?: unknown;
+  /** Requests per minute per relay key (default: no limit); needs `LIMITS`. */
+  KEY_RPM?: string;
+  /** Calls in flight at once per relay key (default: no limit); needs `LIMITS`. */
+  KEY_CONCURRENCY?: string;
   /** Secrets named by `FALLBACKS` entries. */
   [binding: string]: unknown;
 }
@@ -96,6 +105,17 @@ export function relayOptionsFromEnv(env: RelayEnv): RelayOptions {
   if (cooldown !== undefined) common.cooldownMs = cooldown;
   const timeouts = timeoutsOf(env);
   if (timeouts !== undefined) common.timeouts = timeouts;
+  if (isRelayNamespace(env.HEALTH)) common.health = env.HEALTH;
+  if (isRelayNamespace(env.LIMITS)) common.limits = env.LIMITS;
+  const rpm = wholeNumber(env, "KEY_RPM", "requests per minute; 0 turns it off", 0);
+  if (rpm !== undefined) common.keyRpm = rpm;
+  const concurrency = wholeNumber(env, "KEY_CONCURRENCY", "calls; 0 turns it off", 0);
+  if (concurrency !== undefined) common.keyConcurrency = concurrency;
+  if ((rpm || concurrency) && common.limits === undefined) {
+    throw new TypeError(
+      "KEY_RPM and KEY_CONCURRENCY need a LIMITS Durable Object binding (class RelayLimits)",
+    );
+  }
   const baseURL = text(env.UPSTREAM_BASE_URL);
   if (baseURL === undefined) {
     if (text(env.FALLBACKS) !== undefined) {

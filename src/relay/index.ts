@@ -13,3 +13,6 @@ export { RelayStream } from "./streams/relay_stream.ts";
 export type { RelayStreamOptions, RelayStreamState } from "./streams/relay_stream.ts";
 export type { StreamStorage } from "./streams/stream_store.ts";
 export type { RelayStreamNamespace } from "./streams/wire.ts";
+export { RelayHealth } from "./health/relay_health.ts";
+export { RelayLimits } from "./limits/relay_limits.ts";
+export type { RelayNamespace } from "./durable.ts";

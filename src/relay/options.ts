@@ -4,6 +4,7 @@ import { MAX_TIMER_MS } from "../core/constants.ts";
 import { checkOptions, type OptionTable, type Rule, type Voice } from "../core/option_keys.ts";
 import { createRetryBudget, isRetryBudget, type RetryBudget } from "../core/retry_budget.ts";
 import { PARTIAL_POLICIES } from "./on_partial.ts";
+import { isRelayNamespace, type RelayNamespace } from "./durable.ts";
 import { isStreamNamespace, MAX_READERS, type RelayStreamNamespace } from "./streams/wire.ts";
 import { type RelayUpstream, type ResolvedUpstream, resolveUpstreams } from "./upstreams.ts";
 
@@ -97,10 +98,28 @@ export interface RelayOptions {
    * `x-stopstream-on-partial` wins.
    */
   onPartial?: "error" | "continue";
+  /**
+   * `RelayHealth`'s Durable Object namespace: cooldowns shared by every isolate. Default none
+   * (each isolate keeps its own).
+   */
+  health?: RelayNamespace;
+  /** `RelayLimits`' Durable Object namespace, where `keyRpm` and `keyConcurrency` are counted. */
+  limits?: RelayNamespace;
+  /** Requests per minute per relay key (per client address without keys). Default 0: none. */
+  keyRpm?: number;
+  /** Calls in flight at once per relay key (per address without keys). Default 0: none. */
+  keyConcurrency?: number;
 }
 
 /** The options without a default. */
-type Unset = "fetch" | "maxRetries" | "retry" | "streams" | "models";
+type Unset =
+  | "fetch"
+  | "maxRetries"
+  | "retry"
+  | "streams"
+  | "models"
+  | "health"
+  | "limits";
 
 export type ResolvedRelayOptions =
   & Required<Omit<RelayOptions, Unset | "upstreams" | "retryBudget" | "timeouts">>
@@ -208,6 +227,16 @@ const OPTIONS = {
     `one of ${PARTIAL_POLICIES.join(", ")}`,
     "error",
   ],
+  health: [
+    (value) => value === undefined || isRelayNamespace(value),
+    "a Durable Object namespace (the HEALTH binding of class RelayHealth)",
+  ],
+  limits: [
+    (value) => value === undefined || isRelayNamespace(value),
+    "a Durable Object namespace (the LIMITS binding of class RelayLimits)",
+  ],
+  keyRpm: wholeNumber(0, 0),
+  keyConcurrency: wholeNumber(0, 0),
 } as const satisfies Record<keyof RelayOptions, Rule | OptionTable>;
 
 /** Checked once, so that a bad option is the caller's error at once, not a 500 per request. */
@@ -229,6 +258,11 @@ export function resolveRelayOptions(options: RelayOptions): ResolvedRelayOptions
     CALL,
   );
   const upstreams = resolveUpstreams(options.upstreams!);
+  if ((checked.keyRpm > 0 || checked.keyConcurrency > 0) && checked.limits === undefined) {
+    throw new TypeError(
+      "createRelay: keyRpm and keyConcurrency need `limits` (the LIMITS Durable Object binding)",
+    );
+  }
   const budget = options.retryBudget;
   return {
     ...checked,

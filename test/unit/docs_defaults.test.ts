@@ -106,6 +106,8 @@ describe("docs/relay.md: createRelay's defaults and the bindings'", () => {
     "models",
     "streams",
     "retryBudget",
+    "health",
+    "limits",
   ];
 
   test("every createRelay option is in the table, and each stated default is the one applied", () => {

@@ -9,6 +9,16 @@ declare module "cloudflare:workers" {
   };
   /** The bindings of wrangler.toml. */
   export const env: {
+    /** The shared cooldowns' namespace (class RelayHealth). */
+    HEALTH: {
+      idFromName(name: string): DurableObjectIdLike;
+      get(id: DurableObjectIdLike): DurableObjectStubLike;
+    };
+    /** The per-key limits' namespace (class RelayLimits). */
+    LIMITS: {
+      idFromName(name: string): DurableObjectIdLike;
+      get(id: DurableObjectIdLike): DurableObjectStubLike;
+    };
     /** The resumable streams' Durable Object namespace (class RelayStream). */
     STREAMS: {
       idFromName(name: string): DurableObjectIdLike;

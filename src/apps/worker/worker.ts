@@ -16,6 +16,9 @@ import { createDemoUpstream } from "../demo/upstream.ts";
 import browserClient from "../../../.wrangler/generated/stopstream.browser.js.txt";
 import { PLAYGROUND_HTML, playgroundPolicy } from "../playground/playground.ts";
 
+export { RelayHealth } from "../../relay/health/relay_health.ts";
+export { RelayLimits } from "../../relay/limits/relay_limits.ts";
+
 /** The `STREAMS` binding's Durable Object class: the library's, able to call the demo model too. */
 export class RelayStream extends BaseRelayStream {
   constructor(ctx: RelayStreamState, env?: unknown) {

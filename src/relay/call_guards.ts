@@ -1,0 +1,100 @@
+/**
+ * What stands between a caller's request and its call when the relay has Durable Objects: the
+ * per-key limits (`limits`) and the fleet's view of upstream health (`health`). Without them,
+ * the call is routed by the isolate's own cooldowns and nothing is asked of anyone.
+ */
+
+import type { Context } from "hono";
+import { noop } from "../core/constants.ts";
+import { type CallerId, UpstreamCooldowns, type UpstreamRoute } from "./cooldown.ts";
+import { callerHash, keepRunning } from "./durable.ts";
+import { SharedCooldowns, SharedHealth } from "./health/shared_health.ts";
+import { KeyLimits, type Lease } from "./limits/key_limits.ts";
+import type { ResolvedRelayOptions } from "./options.ts";
+
+/** One per route handler (an isolate). */
+export class CallGuards {
+  readonly cooldowns: UpstreamCooldowns;
+  #health: SharedHealth | undefined;
+  #limits: KeyLimits | undefined;
+  #keys: readonly string[];
+
+  constructor(config: ResolvedRelayOptions) {
+    const upstreams = config.upstreams;
+    const settings = { failures: config.cooldownFailures, cooldownMs: config.cooldownMs };
+    this.#keys = config.keys;
+    if (config.health !== undefined && config.cooldownFailures > 0) {
+      // Relays with the same upstreams and settings share one object; no key is in its name.
+      const name = `health:${
+        JSON.stringify(upstreams.map((u) => [u.baseURL, u.protocol, u.model ?? ""]))
+      }`;
+      const shape = { upstreams: upstreams.length, ...settings };
+      this.#health = new SharedHealth(config.health, name, shape);
+      this.cooldowns = new SharedCooldowns(upstreams.length, settings, this.#health);
+    } else {
+      this.cooldowns = new UpstreamCooldowns(upstreams.length, settings);
+    }
+    if (config.limits !== undefined && (config.keyRpm > 0 || config.keyConcurrency > 0)) {
+      this.#limits = new KeyLimits(config.limits, {
+        rpm: config.keyRpm,
+        concurrency: config.keyConcurrency,
+      });
+    }
+  }
+
+  /** A 429 to answer at once, or the call's way on. */
+  async admit(c: Context): Promise<Response | Admitted> {
+    if (this.#health === undefined && this.#limits === undefined) {
+      return new Admitted(c, this.cooldowns, undefined, "", undefined);
+    }
+    const caller = await callerHash(c.req.raw, this.#keys);
+    const lease = await this.#limits?.acquire(caller);
+    if (lease instanceof Response) return lease;
+    return new Admitted(c, this.cooldowns, this.#health, caller, lease);
+  }
+}
+
+/** One admitted call: routed, then reported and its slot released when it ends. */
+export class Admitted {
+  #c: Context;
+  #cooldowns: UpstreamCooldowns;
+  #health: SharedHealth | undefined;
+  #caller: string;
+  #lease: Lease | undefined;
+
+  constructor(
+    c: Context,
+    cooldowns: UpstreamCooldowns,
+    health: SharedHealth | undefined,
+    caller: string,
+    lease: Lease | undefined,
+  ) {
+    this.#c = c;
+    this.#cooldowns = cooldowns;
+    this.#health = health;
+    this.#caller = caller;
+    this.#lease = lease;
+  }
+
+  route(usable: (index: number) => boolean, caller?: CallerId): UpstreamRoute {
+    const health = this.#health;
+    if (health === undefined) return this.#cooldowns.route(usable, caller);
+    const route = this.#cooldowns.route(health.usable(usable), caller);
+    health.claim(route, this.#caller);
+    const refresh = health.refresh();
+    if (refresh !== undefined) keepRunning(this.#c, refresh);
+    return route;
+  }
+
+  /**
+   * `result` settles when the call ends (complete, failed, or its caller gone); call after the
+   * route watches it, so its outcomes are noted first. Without a call, `Promise.resolve()`.
+   */
+  ended(result: Promise<unknown>): void {
+    if (this.#health === undefined && this.#lease === undefined) return;
+    const done = result.then(noop, noop).then(() =>
+      Promise.all([this.#health?.flush(), this.#lease?.release()])
+    );
+    keepRunning(this.#c, done);
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * The Worker side of per-key limits: one request to the caller's `LIMITS` object before a call,
+ * a lease renewed while it runs, released (unawaited, `waitUntil`) when it ends however it ends.
+ */
+
+import { noop } from "../../core/constants.ts";
+import { errorResponse } from "../error_response.ts";
+import { type RelayNamespace, stubOf } from "../durable.ts";
+import type { AcquireAnswer, AcquireRequest } from "./relay_limits.ts";
+
+/** A slot's lease lasts this long unless renewed; a crashed isolate's slot is free after it. */
+export const LEASE_MS = 60_000;
+/** Renewed this often while the call runs: two renewals may fail before it lapses. */
+const RENEW_MS = LEASE_MS / 3;
+
+export interface KeyLimitSettings {
+  /** Requests per minute per caller; 0: no limit. */
+  rpm: number;
+  /** Calls in flight per caller; 0: no limit. */
+  concurrency: number;
+}
+
+/** A caller's slot while its call runs. */
+export class Lease {
+  #stub: { fetch(request: Request): Promise<Response> };
+  #id: string;
+  #renew: ReturnType<typeof setInterval>;
+  #released: Promise<void> | undefined;
+
+  constructor(stub: { fetch(request: Request): Promise<Response> }, id: string) {
+    this.#stub = stub;
+    this.#id = id;
+    this.#renew = setInterval(() => {
+      send(stub, "/renew", { lease: id, leaseMs: LEASE_MS }).catch(noop);
+    }, RENEW_MS);
+  }
+
+  /** Once: the slot is free for the caller's next call. */
+  release(): Promise<void> {
+    clearInterval(this.#renew);
+    return this.#released ??= send(this.#stub, "/release", { lease: this.#id })
+      .then(noop, noop);
+  }
+}
+
+export class KeyLimits {
+  #namespace: RelayNamespace;
+  #settings: KeyLimitSettings;
+
+  constructor(namespace: RelayNamespace, settings: KeyLimitSettings) {
+    this.#namespace = namespace;
+    this.#settings = settings;
+  }
+
+  /**
+   * A 429 to answer, a lease to release when the call ends, or `undefined` (no slot to hold). An
+   * unreachable object lets the call through: limits protect, they must not take the relay down.
+   */
+  async acquire(caller: string): Promise<Response | Lease | undefined> {
+    const stub = stubOf(this.#namespace, `limits:${caller}`);
+    const body: AcquireRequest = { ...this.#settings, leaseMs: LEASE_MS };
+    let answer: AcquireAnswer;
+    try {
+      const response = await send(stub, "/acquire", body);
+      if (!response.ok) return undefined;
+      answer = await response.json() as AcquireAnswer;
+    } catch {
+      return undefined;
+    }
+    if ("refused" in answer) return refusal(answer, this.#settings);
+    return answer.lease === null ? undefined : new Lease(stub, answer.lease);
+  }
+}
+
+function send(
+  stub: { fetch(request: Request): Promise<Response> },
+  path: string,
+  body: unknown,
+): Promise<Response> {
+  return stub.fetch(
+    new Request(`https://relay-limits${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    }),
+  );
+}
+
+function refusal(
+  answer: Extract<AcquireAnswer, { refused: string }>,
+  settings: KeyLimitSettings,
+): Response {
+  const rpm = answer.refused === "rpm";
+  return errorResponse({
+    status: 429,
+    message: rpm
+      ? `Rate limit reached: this key may send ${settings.rpm} requests per minute; ` +
+        `try again in ${answer.retryAfterS} s.`
+      : `Too many calls at once: this key may have ${settings.concurrency} in flight; ` +
+        "try again once one has ended.",
+    type: "rate_limit_error",
+    code: rpm ? "rate_limit_exceeded" : "too_many_concurrent_requests",
+    headers: { "retry-after": String(answer.retryAfterS) },
+  });
+}
