@@ -6,6 +6,7 @@ import { Call, planCall } from "../client/internal.ts";
 import type { StreamChatOptions } from "../core/chat_options.ts";
 import { ATTEMPTS_HEADER, UPSTREAM_HEADER } from "../core/constants.ts";
 import { abortOnDisconnect } from "./caller_signal.ts";
+import { type CallLogStart, keyIdOf, logWhenSettled } from "./call_log.ts";
 import { toChatCompletion } from "./completion.ts";
 import { UpstreamCooldowns, type UpstreamRoute } from "./cooldown.ts";
 import { errorResponse, type RelayFailure } from "./error_response.ts";
@@ -21,6 +22,7 @@ import { canHonour } from "./translate_request.ts";
 import { answerTooLarge, callOptions } from "./upstream_call.ts";
 import { createUpstreamFetch, forwardedHeaders, type UpstreamFetch } from "./upstream_fetch.ts";
 
+const CHAT_ROUTE = "/v1/chat/completions";
 /** The answer's model until an upstream names its own. */
 const UNNAMED_MODEL = "unknown";
 
@@ -53,6 +55,7 @@ export function chatRoute(
   const upstreams = config.upstreams;
 
   return async (c) => {
+    const arrived = Date.now();
     const text = await readLimited(c.req.raw, config.maxBodyBytes);
     if (typeof text !== "string") return errorResponse(text);
     const body = parseChatRequest(text);
@@ -93,6 +96,15 @@ export function chatRoute(
       includeUsage: streamOptions?.include_usage === true,
       progress: wantsProgress(c.req.raw.headers),
     };
+    const log: CallLogStart | undefined = config.logCalls
+      ? {
+        callId: answer.id,
+        route: CHAT_ROUTE,
+        keyId: await keyIdOf(c.req.header("authorization")),
+        stream: streaming,
+        start: arrived,
+      }
+      : undefined;
     if (resumable && streams !== undefined) {
       // The call runs in the stream's Durable Object: a caller who leaves does not stop it.
       const { response, outcomes } = await startStream(streams, c.req.raw, {
@@ -100,6 +112,7 @@ export function chatRoute(
         upstreams: route.order,
         chat: answer,
         keepAliveMs: config.keepAliveMs,
+        ...(log === undefined ? {} : { log }),
       });
       if (outcomes !== undefined) route.report(outcomes);
       return response;
@@ -114,7 +127,7 @@ export function chatRoute(
       signal: abort.signal,
       ...(config.retryBudget !== undefined ? { retryBudget: config.retryBudget } : {}),
     };
-    const held = { config, secrets, route, upstream, abort, answer };
+    const held = { config, secrets, route, upstream, abort, answer, log };
     return streaming ? await streamed(held, local) : await whole(held, local);
   };
 }
@@ -127,6 +140,7 @@ interface Held {
   upstream: UpstreamFetch;
   abort: AbortController;
   answer: Answer;
+  log: CallLogStart | undefined;
 }
 
 async function streamed(held: Held, options: StreamChatOptions): Promise<Response> {
@@ -143,6 +157,7 @@ async function streamed(held: Held, options: StreamChatOptions): Promise<Respons
     upstreamOf: (target) => route.upstreamOf(target),
   });
   route.watch(chat.result); // after sseResponse began iterating: its events are kept
+  logWhenSettled(held.log, chat.result, () => encoder.startedAt, (t) => route.upstreamOf(t));
   return await response;
 }
 
@@ -184,6 +199,10 @@ async function whole(held: Held, options: StreamChatOptions): Promise<Response> 
     };
   });
   route.watch(chat.result);
+  // Stopped at the limit by the relay, not by a caller who left.
+  logWhenSettled(held.log, chat.result, () => 0, (t) => route.upstreamOf(t), () => {
+    return overLimit ? "error" : undefined;
+  });
   return await jsonResponse({
     answer: json,
     abort,

@@ -39,6 +39,8 @@ export interface RelayEnv {
   COOLDOWN_FAILURES?: string;
   /** How long a failing upstream is skipped, in ms (default 30 000); then one call probes it. */
   COOLDOWN_MS?: string;
+  /** `false` turns off the log line of each call (default `true`). */
+  LOG_CALLS?: string;
   /** Secrets named by `FALLBACKS` entries. */
   [binding: string]: unknown;
 }
@@ -78,6 +80,13 @@ export function relayOptionsFromEnv(env: RelayEnv): RelayOptions {
   if (failures !== undefined) common.cooldownFailures = failures;
   const cooldown = wholeNumber(env, "COOLDOWN_MS", "milliseconds");
   if (cooldown !== undefined) common.cooldownMs = cooldown;
+  const logCalls = text(env.LOG_CALLS)?.toLowerCase();
+  if (logCalls !== undefined) {
+    if (logCalls !== "true" && logCalls !== "false") {
+      throw new TypeError("LOG_CALLS must be true or false");
+    }
+    common.logCalls = logCalls === "true";
+  }
   const baseURL = text(env.UPSTREAM_BASE_URL);
   if (baseURL === undefined) {
     if (text(env.FALLBACKS) !== undefined) {

@@ -82,6 +82,8 @@ export interface RelayOptions {
   cooldownMs?: number;
   /** Budget every call's retries draw from. Default: one per relay; `false`: none. */
   retryBudget?: RetryBudget | false;
+  /** One JSON line per call on `console.log` (docs/relay.md, "The call log"). Default `true`. */
+  logCalls?: boolean;
 }
 
 /** The options without a default. */
@@ -161,6 +163,7 @@ const OPTIONS = {
     (value) => value === undefined || value === false || isRetryBudget(value),
     "made by createRetryBudget(), or false",
   ],
+  logCalls: [(value) => typeof value === "boolean", "true or false", true],
 } as const satisfies Record<keyof RelayOptions, Rule | OptionTable>;
 
 /** Checked once, so that a bad option is the caller's error at once, not a 500 per request. */

@@ -38,7 +38,7 @@ export function wantsResumable(headers: Headers): boolean {
 export async function startStream(
   config: StreamsConfig,
   caller: Request,
-  parts: Pick<StartPlan, "call" | "upstreams" | "chat" | "keepAliveMs">,
+  parts: Pick<StartPlan, "call" | "upstreams" | "chat" | "keepAliveMs" | "log">,
 ): Promise<{ response: Response; outcomes: Array<Outcome | undefined> | undefined }> {
   // 128 random bits, so ids cannot be guessed.
   const id = toHex(crypto.getRandomValues(new Uint8Array(16)));

@@ -3,6 +3,7 @@
  * declared here, so nothing imports `cloudflare:workers`.
  */
 
+import type { CallLogStart } from "../call_log.ts";
 import type { StreamChatOptions } from "../../core/chat_options.ts";
 import { errorResponse } from "../error_response.ts";
 
@@ -23,6 +24,8 @@ export interface StartPlan {
   keepAliveMs: number;
   ttlMs: number;
   maxBytes: number;
+  /** What the call's log line starts with; absent when the relay logs no calls. */
+  log?: CallLogStart;
 }
 
 /** Option groups whose numbers may be `Infinity` (no limit), which JSON cannot carry. */
