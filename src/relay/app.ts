@@ -26,6 +26,7 @@ export function createRelay(options: RelayOptions): Hono {
     maxBytes: config.maxStreamBytes,
     maxReaders: config.maxStreamReaders,
     keys: config.keys,
+    logCalls: config.logCalls,
   };
   const app = new Hono();
 

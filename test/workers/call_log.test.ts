@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { CallLogLine } from "../../src/relay/call_log.ts";
 import { chatBody, demoRelay, parseSSE, postChat } from "./helpers.ts";
-import { cancel, readThenDrop, startResumable, streamsRelay } from "./stream_helpers.ts";
+import { cancel, follow, readThenDrop, startResumable, streamsRelay } from "./stream_helpers.ts";
 
 const KEY = "sk-relay-Z3x9Qw7Lm2Vb8Kd";
 const AUTH = { authorization: `Bearer ${KEY}` };
@@ -15,7 +15,11 @@ const DEMO_HOST = "demo.stopstream.invalid";
 afterEach(() => vi.restoreAllMocks());
 
 /** Every line `console.log` gets; `next()` waits for the next call log line. */
-function callLines(): { next(): Promise<CallLogLine>; all: string[] } {
+function callLines(): {
+  next(): Promise<CallLogLine>;
+  find(test: (line: CallLogLine) => boolean): Promise<CallLogLine>;
+  all: string[];
+} {
   const all: string[] = [];
   const lines: CallLogLine[] = [];
   let wake: (() => void) | undefined;
@@ -33,6 +37,13 @@ function callLines(): { next(): Promise<CallLogLine>; all: string[] } {
     async next() {
       while (lines.length <= taken) await new Promise<void>((resolve) => (wake = resolve));
       return lines[taken++]!;
+    },
+    async find(test) {
+      for (;;) {
+        const found = lines.find(test);
+        if (found !== undefined) return found;
+        await new Promise<void>((resolve) => (wake = resolve));
+      }
     },
   };
 }
@@ -187,6 +198,35 @@ describe("the call log line", () => {
       expect.objectContaining({ upstream: 0, status: 200, error: "InterruptedError" }),
     ]);
     expect(line.ttftMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it("a reader's resume (GET /v1/streams/{id}) is a line of its own, outcome resumed", async () => {
+    const log = callLines();
+    const { app } = streamsRelay("words=30,word-delay=5", { keys: [KEY] });
+    const response = await startResumable(app, AUTH);
+    const id = response.headers.get("x-stopstream-stream-id")!;
+    await readThenDrop(response, 2);
+    const rest = await follow(app, id, 2, AUTH);
+    expect(rest.status).toBe(200);
+    await rest.text();
+    const line = await log.find((l) => l.route === "/v1/streams/{id}");
+    expect(line).toEqual({
+      message: "stopstream.call",
+      callId: id,
+      route: "/v1/streams/{id}",
+      keyId: await keyIdFor(KEY),
+      stream: true,
+      streamId: id,
+      attempts: [],
+      ttftMs: null,
+      totalMs: expect.any(Number),
+      usage: null,
+      finish: null,
+      outcome: "resumed",
+    });
+    // The call itself is logged once, by its Durable Object.
+    const call = await log.find((l) => l.route === "/v1/chat/completions");
+    expect(call).toMatchObject({ streamId: id, outcome: "complete", finish: "stop" });
   });
 
   it("LOG_CALLS off (logCalls: false): no line", async () => {
