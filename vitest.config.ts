@@ -12,6 +12,9 @@ export default defineConfig({
     provide: { seed: chooseSeed(process.env) },
     environment: "node",
     testTimeout: 20_000,
+    // The relay's call log, a line per call: wanted in production, noise in a test run (a test
+    // that asserts it spies on console.log, which sees it first).
+    onConsoleLog: (log) => !log.startsWith('{"message":"stopstream.call"'),
     hookTimeout: 60_000,
   },
 });

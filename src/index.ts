@@ -47,6 +47,7 @@ export type {
   ResultTarget,
   StreamEvent,
   ToolCall,
+  TraceEntry,
   Usage,
 } from "./core/chat_result.ts";
 export type {

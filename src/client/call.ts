@@ -5,7 +5,7 @@ import { InterruptedError, TimeoutError } from "../core/error_classes.ts";
 import type { CallPlan } from "./plan.ts";
 import { runCall } from "./retry_loop.ts";
 import type { AttemptConsumer } from "./transport.ts";
-import type { ChatResult, StreamEvent } from "../core/chat_result.ts";
+import type { ChatResult, StreamEvent, TraceEntry } from "../core/chat_result.ts";
 
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 const STOPPED_ITERATING = interruptedMessage("because the caller stopped iterating");
@@ -163,6 +163,7 @@ export class Call<Extra = never> implements AsyncIterable<StreamEvent | Extra>, 
     try {
       const result = await runCall(this.#plan, this.#control, this);
       if (this.#ended) return;
+      result.trace = this.#control.trace;
       if (this.#listening) this.push({ type: "finish", result });
       this.#settle();
       this.#resolve(result);
@@ -180,10 +181,11 @@ export class Call<Extra = never> implements AsyncIterable<StreamEvent | Extra>, 
 
   #fail(error: unknown, dropQueued: boolean): void {
     if (this.#ended) return;
-    // The one place an error gets `attempts`: the requests made so far.
-    const ended = error as { attempts?: number } | null;
+    // The one place an error gets `attempts` and `trace`: the requests made so far.
+    const ended = error as { attempts?: number; trace?: TraceEntry[] } | null;
     if (typeof ended === "object" && ended !== null && ended.attempts === undefined) {
       ended.attempts = this.#control.attempts;
+      ended.trace = this.#control.trace;
     }
     this.#settle();
     this.#reject(error);

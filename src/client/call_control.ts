@@ -1,3 +1,5 @@
+import type { TraceEntry } from "../core/chat_result.ts";
+
 export interface Cancellable {
   cancel(reason: Error): void;
 }
@@ -10,6 +12,9 @@ export class CallControl {
   current: Cancellable | undefined = undefined;
   /** Counted before each request starts (an error's `attempts`). */
   attempts = 0;
+  /** One entry per request (`result.trace`); `waitMs` is the wait before the next. */
+  trace: TraceEntry[] = [];
+  waitMs = 0;
   /** A stream the server keeps running for this call (resume.ts): a stop reaches it too. */
   remote: Cancellable | undefined = undefined;
 

@@ -136,6 +136,7 @@ function partialOutcome(
 function sleep(ms: number, control: CallControl): Promise<void> {
   return new Promise((resolve, reject) => {
     if (control.stopError !== undefined) return reject(control.stopError);
+    control.waitMs = ms;
     const handle = {
       cancel(reason: Error): void {
         clearTimeout(timer);

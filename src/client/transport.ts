@@ -15,7 +15,8 @@ import type { CallTarget } from "./plan.ts";
 import { headersToRecord, notAStream } from "./response.ts";
 import type { ResumableStream, StreamRequest } from "./resume.ts";
 import { SseFeed } from "./sse_feed.ts";
-import type { StreamEvent } from "../core/chat_result.ts";
+import { closeEntry, openEntry } from "./trace.ts";
+import type { StreamEvent, TraceEntry } from "../core/chat_result.ts";
 import { Watchdog } from "./watchdog.ts";
 import { readErrorBody, STREAM } from "./whole_body.ts";
 
@@ -38,6 +39,8 @@ export class Attempt implements Cancellable {
   #watchdog: Watchdog | undefined = undefined;
   /** Rejects the wait for headers even when an injected fetch ignores its signal. */
   #rejectSend: ((reason: Error) => void) | undefined = undefined;
+  /** This request's line of `result.trace`. */
+  #entry: TraceEntry | undefined;
 
   constructor(control: CallControl, target: CallTarget, request: ProtocolRequest | StreamRequest) {
     this.#control = control;
@@ -49,6 +52,7 @@ export class Attempt implements Cancellable {
   cancel(reason: Error): void {
     if (this.failure !== undefined) return;
     this.failure = reason;
+    closeEntry(this.#entry, reason);
     this.#watchdog?.stop();
     this.#abort.abort(reason);
     this.#rejectSend?.(reason);
@@ -92,14 +96,17 @@ export class Attempt implements Cancellable {
     work: (watchdog: Watchdog) => Promise<T>,
   ): Promise<T> {
     this.#control.current = this;
+    this.#entry = openEntry(this.#control, this.#target.info);
     const watchdog = new Watchdog(this, this.#target.timeouts);
     this.#watchdog = watchdog;
     try {
       watchdog.arm(phase);
       return await work(watchdog);
     } catch (error) {
+      closeEntry(this.#entry, error);
       throw redactError(error, credentialsOf(this.#request.headers));
     } finally {
+      closeEntry(this.#entry);
       watchdog.stop();
       if (this.#control.current === this) this.#control.current = undefined;
     }
@@ -131,6 +138,7 @@ export class Attempt implements Cancellable {
       });
       response = await Promise.race([sent, cancelled]);
       this.#rejectSend = undefined;
+      this.#entry!.status = response.status;
     } catch (error) {
       if (this.failure === undefined && isRedirectError(error)) throw error;
       throw this.failure ?? new ConnectionError(

@@ -135,6 +135,34 @@ export interface ChatResult {
   streamed?: boolean;
   /** How many times the answer was resumed after its connection dropped or stalled. */
   resumes?: number;
+  /** One entry per HTTP request the call made, in order (also on every error that ends it). */
+  trace?: TraceEntry[];
+}
+
+/**
+ * One upstream request of a call, as `result.trace` and an ending error's `trace` list them:
+ * the record to feed OpenTelemetry (one span per entry) or any logger. Never holds a key.
+ *
+ * @example
+ * ```ts
+ * for (const t of result.trace ?? []) {
+ *   console.log(t.target.baseURL, t.target.model, t.end - t.start, t.status ?? t.error);
+ * }
+ * ```
+ */
+export interface TraceEntry {
+  /** Where the request went: base URL, protocol, model and place in the fallback chain. */
+  target: ResultTarget;
+  /** When the request was sent, in epoch ms (`Date.now()`). */
+  start: number;
+  /** When it ended (its answer read, or its failure), in epoch ms; `0` while in flight. */
+  end: number;
+  /** The HTTP status of its response; absent when none came (network error, timeout, stop). */
+  status?: number;
+  /** The `name` of the error that ended it (`APIStatusError`, `TimeoutError`…); absent on success. */
+  error?: string;
+  /** How long the call waited before sending it (backoff or `Retry-After`), in ms. */
+  waitMs: number;
 }
 
 /** Events yielded while iterating a {@linkcode ChatStream}, discriminated on `type`. */

@@ -12,7 +12,7 @@ import {
   timeoutMessage,
   upstreamMessage,
 } from "./error_messages.ts";
-import type { ChatResult } from "./chat_result.ts";
+import type { ChatResult, TraceEntry } from "./chat_result.ts";
 
 /** From the global symbol registry, so two copies of the package (npm + JSR) share it. */
 export const BRAND: unique symbol = Symbol.for("stopstream.error") as never;
@@ -30,6 +30,8 @@ export class StopstreamError extends Error {
   override name = "StopstreamError";
   /** How many HTTP requests the call had made when it ended (`0`: stopped before the first). */
   attempts?: number;
+  /** The requests the call made, in order, as {@linkcode ChatResult.trace} lists them. */
+  declare trace?: TraceEntry[];
   /** Brand for cross-copy guards. */
   readonly [BRAND] = true;
 

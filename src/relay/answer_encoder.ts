@@ -9,6 +9,8 @@ import { KEEP_ALIVE } from "./keep_alive.ts";
 export interface AnswerEncoder {
   /** Something of the answer was written: retries are over, keep-alives may be events. */
   readonly started: boolean;
+  /** When the answer's first piece was written (`Date.now()`), 0 before. */
+  readonly startedAt: number;
   /** The SSE text for `event`, or `""` for what the caller must not see (retries, opens). */
   encode(event: RelayEvent): string;
   /** A forwarded piece's own bytes, when they may go out as they came (chat only). */
@@ -23,7 +25,7 @@ export interface AnswerEncoder {
 
 /** The answer in the caller's protocol: passed on from its own protocol, translated otherwise. */
 export abstract class InboundEncoder implements AnswerEncoder {
-  started = false;
+  startedAt = 0;
   #passing = false;
 
   encode(event: RelayEvent): string {
@@ -36,6 +38,15 @@ export abstract class InboundEncoder implements AnswerEncoder {
     // An attempt begins: whether its events are passed on is marked by its decoder.
     if (event.type === "open") this.#passing = false;
     return this.#passing ? "" : this.translate(event);
+  }
+
+  get started(): boolean {
+    return this.startedAt !== 0;
+  }
+
+  /** Only ever set to `true`: an answer that began stays begun. */
+  protected set started(value: boolean) {
+    if (value && this.startedAt === 0) this.startedAt = Date.now();
   }
 
   takeBytes(): undefined {

@@ -31,6 +31,7 @@ export function createRelay(options: RelayOptions): Hono {
     maxReaders: config.maxStreamReaders,
     unreadMs: config.resumeUnreadMs,
     keys: config.keys,
+    logCalls: config.logCalls,
   };
   const app = new Hono();
 

@@ -4,6 +4,7 @@
  * whose requests only fail from spending the retries every other caller is owed.
  */
 
+import { noop } from "../core/constants.ts";
 import type { RetryBudget } from "../core/retry_budget.ts";
 import type { CallerId } from "./cooldown.ts";
 
@@ -143,4 +144,9 @@ export function lend(budget: RetryBudget, most: number): number {
 /** Gives back `count` retries lent by {@linkcode lend}. */
 export function giveBack(budget: RetryBudget, count: number): void {
   for (let i = 0; i < count; i++) budget.refund?.();
+}
+
+/** An answered call refills its caller's share of the retry budget. */
+export function watchAnswer(budget: CallBudget | undefined, result: Promise<unknown>): void {
+  if (budget !== undefined) result.then(() => budget.answered(), noop);
 }

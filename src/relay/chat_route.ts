@@ -5,11 +5,13 @@
 import type { Context } from "hono";
 import { Call, CALL_LIMITS, planCall } from "../client/internal.ts";
 import type { StreamChatOptions } from "../core/chat_options.ts";
-import { ATTEMPTS_HEADER, noop, UPSTREAM_HEADER } from "../core/constants.ts";
+import { ATTEMPTS_HEADER, UPSTREAM_HEADER } from "../core/constants.ts";
 import { callerOf } from "./caller.ts";
-import { type CallBudget, CallerBudgets, giveBack, lend } from "./caller_budget.ts";
+import { type CallBudget, CallerBudgets, giveBack, lend, watchAnswer } from "./caller_budget.ts";
+import { callerAuthorization } from "./auth.ts";
 import { abortOnDisconnect } from "./caller_signal.ts";
 import { type Admitted, CallGuards } from "./call_guards.ts";
+import { type CallLogStart, keyIdOf, logWhenSettled } from "./call_log.ts";
 import type { UpstreamRoute } from "./cooldown.ts";
 import { errorResponse as failureResponse, type RelayFailure } from "./error_response.ts";
 import { type AnswerInfo, callFor, encoderFor, type Inbound } from "./inbound.ts";
@@ -56,6 +58,7 @@ export function chatRoute(
   const maxRetries = config.maxRetries ?? (CALL_LIMITS.maxRetries[2] as number);
 
   return async (c) => {
+    const arrived = Date.now();
     const text = await readLimited(c.req.raw, config.maxBodyBytes);
     if (typeof text !== "string") return errorResponse(text);
     const read = inbound.read(text);
@@ -102,6 +105,15 @@ export function chatRoute(
       progress: wantsProgress(c.req.raw.headers),
       protocol: inbound.protocol,
     };
+    const log: CallLogStart | undefined = config.logCalls
+      ? {
+        callId: answer.id,
+        route: c.req.path,
+        keyId: await keyIdOf(callerAuthorization(c.req.raw.headers)),
+        stream: streaming,
+        start: arrived,
+      }
+      : undefined;
     if (resumable && streams !== undefined) {
       // The call runs in the stream's Durable Object, out of the budget's reach: it is lent the
       // most retries the call could make, and gives back what it did not need.
@@ -116,6 +128,7 @@ export function chatRoute(
           chat: answer,
           keepAliveMs: config.keepAliveMs,
           ...(lent !== undefined ? { retries: lent } : {}),
+          ...(log === undefined ? {} : { log }),
         });
       } catch (error) {
         admitted.ended(Promise.resolve());
@@ -138,7 +151,18 @@ export function chatRoute(
       signal: abort.signal,
       ...(budget !== undefined ? { retryBudget: budget } : {}),
     };
-    const held = { config, secrets, route, budget, upstream, abort, answer, inbound, admitted };
+    const held = {
+      config,
+      secrets,
+      route,
+      budget,
+      upstream,
+      abort,
+      answer,
+      inbound,
+      admitted,
+      log,
+    };
     return streaming ? await streamed(held, local) : await whole(held, local);
   };
 }
@@ -154,6 +178,7 @@ interface Held {
   answer: AnswerInfo;
   inbound: Inbound;
   admitted: Admitted;
+  log: CallLogStart | undefined;
 }
 
 async function streamed(held: Held, options: StreamChatOptions): Promise<Response> {
@@ -173,6 +198,7 @@ async function streamed(held: Held, options: StreamChatOptions): Promise<Respons
   route.watch(chat.result); // after sseResponse began iterating: its events are kept
   watchAnswer(held.budget, chat.result);
   held.admitted.ended(chat.result);
+  logWhenSettled(held.log, chat.result, () => encoder.startedAt, (t) => route.upstreamOf(t));
   return await response;
 }
 
@@ -216,6 +242,10 @@ async function whole(held: Held, options: StreamChatOptions): Promise<Response> 
   route.watch(chat.result);
   watchAnswer(held.budget, chat.result);
   held.admitted.ended(chat.result);
+  // Stopped at the limit by the relay, not by a caller who left.
+  logWhenSettled(held.log, chat.result, () => 0, (t) => route.upstreamOf(t), () => {
+    return overLimit ? "error" : undefined;
+  });
   return await jsonResponse({
     answer: json,
     abort,
@@ -224,9 +254,4 @@ async function whole(held: Held, options: StreamChatOptions): Promise<Response> 
     attempts: () => upstream.calls,
     errorBody: held.inbound.errorBody,
   });
-}
-
-/** An answered call refills its caller's share of the retry budget. */
-function watchAnswer(budget: CallBudget | undefined, result: Promise<unknown>): void {
-  if (budget !== undefined) result.then(() => budget.answered(), noop);
 }

@@ -41,6 +41,8 @@ export type RelayEvent = StreamEvent | RelayItem;
 export class ChunkEncoder {
   readonly includeUsage: boolean;
   started = false;
+  /** When the answer's first chunk was made (epoch ms; `0`: not yet), for the call log. */
+  startedAt = 0;
   readonly #id: string;
   readonly #model: string;
   readonly #created: number;
@@ -199,6 +201,7 @@ export class ChunkEncoder {
     if (!this.started) {
       // OpenAI puts the role on the first delta only.
       this.started = true;
+      this.startedAt = Date.now();
       delta = { role: "assistant", ...delta };
     }
     const fields = this.#fields;
@@ -216,6 +219,7 @@ export class ChunkEncoder {
     const annotations = toAnnotations(result.citations);
     if (annotations !== undefined) text += this.delta({ annotations });
     const delta = this.started ? {} : { role: "assistant", content: "" };
+    if (!this.started) this.startedAt = Date.now();
     this.started = true;
     text += this.chunk([
       { index: 0, delta, logprobs: null, finish_reason: result.finishReason },

@@ -62,6 +62,8 @@ export interface RelayEnv {
   KEY_RPM?: string;
   /** Calls in flight at once per relay key (default: no limit); needs `LIMITS`. */
   KEY_CONCURRENCY?: string;
+  /** `false` turns off the log line of each call (default `true`). */
+  LOG_CALLS?: string;
   /** Secrets named by `FALLBACKS` entries. */
   [binding: string]: unknown;
 }
@@ -115,6 +117,13 @@ export function relayOptionsFromEnv(env: RelayEnv): RelayOptions {
     throw new TypeError(
       "KEY_RPM and KEY_CONCURRENCY need a LIMITS Durable Object binding (class RelayLimits)",
     );
+  }
+  const logCalls = text(env.LOG_CALLS)?.toLowerCase();
+  if (logCalls !== undefined) {
+    if (logCalls !== "true" && logCalls !== "false") {
+      throw new TypeError("LOG_CALLS must be true or false");
+    }
+    common.logCalls = logCalls === "true";
   }
   const baseURL = text(env.UPSTREAM_BASE_URL);
   if (baseURL === undefined) {

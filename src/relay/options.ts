@@ -109,6 +109,8 @@ export interface RelayOptions {
   keyRpm?: number;
   /** Calls in flight at once per relay key (per address without keys). Default 0: none. */
   keyConcurrency?: number;
+  /** One JSON line per call on `console.log` (docs/relay.md, "The call log"). Default `true`. */
+  logCalls?: boolean;
 }
 
 /** The options without a default. */
@@ -237,6 +239,7 @@ const OPTIONS = {
   ],
   keyRpm: wholeNumber(0, 0),
   keyConcurrency: wholeNumber(0, 0),
+  logCalls: [(value) => typeof value === "boolean", "true or false", true],
 } as const satisfies Record<keyof RelayOptions, Rule | OptionTable>;
 
 /** Checked once, so that a bad option is the caller's error at once, not a 500 per request. */

@@ -94,6 +94,9 @@ export function withProgress(encoder: AnswerEncoder): AnswerEncoder {
     get started() {
       return encoder.started;
     },
+    get startedAt() {
+      return encoder.startedAt;
+    },
     encode: (event) => {
       const text = encoder.encode(event);
       return (narrator.narrate(event, encoder.started) ?? "") + text;

@@ -51,6 +51,13 @@ export const FRAGMENTS: readonly Fragment[] = [
       "docs and deploy tests run the Worker with it",
   },
   {
+    doc: "docs/relay.md",
+    contains: '"message": "stopstream.call"',
+    why: "a sample of the call log's line, not a program: test/workers/call_log.test.ts " +
+      "asserts each of its fields for a complete, an errored, a partial, a caller-gone and a " +
+      "cancelled call",
+  },
+  {
     doc: "docs/protocols.md",
     contains: "type ReasoningDetail =",
     why: "a type signature, not a program (the type-check of the examples uses the real type)",

@@ -305,7 +305,7 @@ export function answerEvents(events: readonly StreamEvent[]): StreamEvent[] {
  * ```
  */
 export function answerOf(result: ChatResult | undefined): Partial<ChatResult> {
-  const { attempts: _a, resumes: _r, target: _t, ...rest } = result!;
+  const { attempts: _a, resumes: _r, target: _t, trace: _tr, ...rest } = result!;
   return rest;
 }
 

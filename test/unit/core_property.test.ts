@@ -44,6 +44,8 @@ async function play(chunks: Uint8Array[]): Promise<Collected> {
   );
   expect(calls).toBe(1);
   expect(body.sent).toBe(chunks.length);
+  // When the request ran differs from run to run; the finish event holds the same object.
+  delete collected.result?.trace;
   return collected;
 }
 

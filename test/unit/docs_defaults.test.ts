@@ -36,7 +36,9 @@ function valueOf(text: string): unknown {
   if (seconds) return Number(seconds[1]) * 1000;
   if (/^\d+$/.test(bare)) return Number(bare);
   if (bare === "none") return Infinity;
-  if (/^".*"$/.test(bare) || bare === "[]" || bare === "false") return JSON.parse(bare);
+  if (/^".*"$/.test(bare) || bare === "[]" || bare === "false" || bare === "true") {
+    return JSON.parse(bare);
+  }
   const object = /^\{(.*)\}$/.exec(bare);
   if (object) {
     return Object.fromEntries(

@@ -101,7 +101,7 @@ export async function expectSplitInvariant(
   const expected = new Map<string, unknown>();
   for (const name of names) {
     upstream(server, baseURL, wire, () => chunkedResponse(fixture(name)));
-    const { attempts: _, ...result } = await streamChat(options()).result;
+    const { attempts: _, trace: _t, ...result } = await streamChat(options()).result;
     expected.set(name, result);
   }
   let requests = 0;
@@ -114,7 +114,7 @@ export async function expectSplitInvariant(
           requests++;
           return chunkedResponse(fixture(name), cuts);
         });
-        const { attempts: _, ...result } = await streamChat(options()).result;
+        const { attempts: _, trace: _t, ...result } = await streamChat(options()).result;
         expect(result).toEqual(expected.get(name));
       },
     ),

@@ -162,7 +162,7 @@ function check(run: Collected, expected: Expected): void {
 function comparable(run: Collected): { events: StreamEvent[]; result: unknown; error: unknown } {
   const events = run.events.filter((e) => e.type !== "open");
   if (run.result === undefined) return { events, result: undefined, error: String(run.error) };
-  const { target: _target, ...result } = run.result;
+  const { target: _target, trace: _trace, ...result } = run.result;
   const finish = events.map((e) => e.type === "finish" ? { type: "finish" } : e) as StreamEvent[];
   return { events: finish, result, error: undefined };
 }

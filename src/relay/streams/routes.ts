@@ -6,6 +6,7 @@
 import { Hono } from "hono";
 import { bearerKey, callerAuthorization, sha256 } from "../auth.ts";
 import type { Outcome } from "../cooldown.ts";
+import { keyIdOf, logCall } from "../call_log.ts";
 import { errorResponse } from "../error_response.ts";
 import { OUTCOMES_HEADER, parseOutcomes } from "./outcomes.ts";
 import { parseReturned, RETURNED_HEADER } from "./retry_allowance.ts";
@@ -31,6 +32,8 @@ export interface StreamsConfig {
   unreadMs: number;
   /** The relay's client keys: with none, streams have no owner. */
   keys: readonly string[];
+  /** Whether a reader's resume gets a call log line. */
+  logCalls?: boolean;
 }
 
 export function wantsResumable(headers: Headers): boolean {
@@ -44,7 +47,7 @@ export function wantsResumable(headers: Headers): boolean {
 export async function startStream(
   config: StreamsConfig,
   caller: Request,
-  parts: Pick<StartPlan, "call" | "upstreams" | "chat" | "keepAliveMs" | "retries">,
+  parts: Pick<StartPlan, "call" | "upstreams" | "chat" | "keepAliveMs" | "retries" | "log">,
 ): Promise<
   { response: Response; outcomes: Array<Outcome | undefined> | undefined; returned: number }
 > {
@@ -97,7 +100,10 @@ export function streamRoutes(config: StreamsConfig): Hono {
       });
     }
     const path = `/events?after=${after}&readers=${config.maxReaders}`;
-    return await callStream(config, c.req.raw, id, path);
+    const arrived = Date.now();
+    const response = await callStream(config, c.req.raw, id, path);
+    if (config.logCalls === true) await logResume(c.req.raw, id, arrived, response.status);
+    return response;
   });
   routes.post("/v1/streams/:id/cancel", async (c) => {
     const id = c.req.param("id");
@@ -105,6 +111,23 @@ export function streamRoutes(config: StreamsConfig): Hono {
     return await callStream(config, c.req.raw, id, "/cancel", "POST");
   });
   return routes;
+}
+
+/** A reader's resume is a call of its own: its line says when its answer began, or why not. */
+async function logResume(
+  caller: Request,
+  id: string,
+  start: number,
+  status: number,
+): Promise<void> {
+  const keyId = await keyIdOf(caller.headers.get("authorization"));
+  const route = "/v1/streams/{id}";
+  const line = { callId: id, route, keyId, stream: true, streamId: id, start };
+  logCall(line, {
+    outcome: status < 400 ? "resumed" : "error",
+    firstToken: 0,
+    upstreamOf: (t) => t,
+  });
 }
 
 function stubOf(config: StreamsConfig, id: string): { fetch(r: Request): Promise<Response> } {

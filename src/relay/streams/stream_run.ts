@@ -6,6 +6,7 @@ import type { StreamChatOptions } from "../../core/chat_options.ts";
 import { ATTEMPTS_HEADER } from "../../core/constants.ts";
 import type { AnswerEncoder } from "../answer_encoder.ts";
 import type { RelayItem } from "../chunks.ts";
+import { type CallOutcome, logWhenSettled } from "../call_log.ts";
 import { commitTiming } from "../commit.ts";
 import { describeFailure } from "../describe_failure.ts";
 import type { RelayFailure } from "../error_response.ts";
@@ -19,6 +20,14 @@ import type { StreamStatus } from "./stream_store.ts";
 import { type StartPlan, UNREAD_MS } from "./wire.ts";
 
 export type StopReason = "cancelled" | "too_large" | "caller_left" | "unread";
+
+/** A stopped run ends in an `InterruptedError`: the log says who stopped it. */
+const STOP_OUTCOMES: Record<StopReason, CallOutcome> = {
+  cancelled: "cancelled",
+  too_large: "error",
+  caller_left: "caller_gone",
+  unread: "cancelled",
+};
 
 /** Not a passing condition: a client must not send the request again by itself. */
 export const STOPPED: RelayFailure = {
@@ -118,6 +127,15 @@ export class StreamRun {
    */
   start(signal: AbortSignal | undefined): Promise<StreamStatus | undefined> {
     const ended = this.#pump(this.#chat, this.#encoder, this.#log, this.#plan);
+    // After the pump began iterating: reading `result` first would lose the events.
+    const { log, id, upstreams } = this.#plan;
+    logWhenSettled(
+      log && { ...log, streamId: id },
+      this.#chat.result,
+      () => this.#encoder.startedAt,
+      (target) => upstreams[target] ?? target,
+      () => this.stopped && STOP_OUTCOMES[this.stopped],
+    );
     const callerLeft = (): void => {
       if (!this.#isCommitted) this.stop("caller_left");
     };

@@ -3,6 +3,7 @@
  * declared here, so nothing imports `cloudflare:workers`.
  */
 
+import type { CallLogStart } from "../call_log.ts";
 import type { StreamChatOptions } from "../../core/chat_options.ts";
 import { errorResponse } from "../error_response.ts";
 import type { AnswerInfo } from "../inbound.ts";
@@ -32,6 +33,8 @@ export interface StartPlan {
   maxBytes: number;
   /** How long the running stream may have no reader before it is stopped. */
   unreadMs?: number;
+  /** What the call's log line starts with; absent when the relay logs no calls. */
+  log?: CallLogStart;
 }
 
 /** Option groups whose numbers may be `Infinity` (no limit), which JSON cannot carry. */
