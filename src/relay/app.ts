@@ -8,7 +8,8 @@ import { countTokensRoute } from "./count_tokens.ts";
 import { INBOUND } from "./inbound.ts";
 import { errorResponse, methodNotAllowed, noStreams, notFound } from "./error_response.ts";
 import { modelsRoute } from "./models_route.ts";
-import { type RelayOptions, resolveRelayOptions } from "./options.ts";
+import type { RelayOptions } from "./options.ts";
+import { resolveRelayOptions } from "./option_rules.ts";
 import { streamRoutes, type StreamsConfig } from "./streams/routes.ts";
 
 /**

@@ -7,7 +7,7 @@ import { Call, CALL_LIMITS, planCall } from "../client/internal.ts";
 import type { StreamChatOptions } from "../core/chat_options.ts";
 import { ATTEMPTS_HEADER, UPSTREAM_HEADER } from "../core/constants.ts";
 import { callerOf } from "./caller.ts";
-import { type CallBudget, CallerBudgets, giveBack, lend, watchAnswer } from "./caller_budget.ts";
+import { type CallBudget, CallerBudgets, watchAnswer } from "./caller_budget.ts";
 import { callerAuthorization } from "./auth.ts";
 import { abortOnDisconnect } from "./caller_signal.ts";
 import { type Admitted, CallGuards } from "./call_guards.ts";
@@ -22,7 +22,8 @@ import type { ResolvedRelayOptions } from "./options.ts";
 import { wantsProgress } from "./progress.ts";
 import { readLimited } from "./request_body.ts";
 import { sseResponse } from "./sse_response.ts";
-import { startStream, type StreamsConfig, wantsResumable } from "./streams/routes.ts";
+import { resumableCall } from "./resumable_call.ts";
+import { type StreamsConfig, wantsResumable } from "./streams/routes.ts";
 import { answerTooLarge, callOptions } from "./upstream_call.ts";
 import { createUpstreamFetch, forwardedHeaders, type UpstreamFetch } from "./upstream_fetch.ts";
 
@@ -115,31 +116,13 @@ export function chatRoute(
       }
       : undefined;
     if (resumable && streams !== undefined) {
-      // The call runs in the stream's Durable Object, out of the budget's reach: it is lent the
-      // most retries the call could make, and gives back what it did not need.
-      budget?.deposit();
-      const lent = budget && lend(budget, maxRetries * route.order.length);
-      let started;
-      try {
-        // A caller who leaves does not stop the call.
-        started = await startStream(streams, c.req.raw, {
-          call,
-          upstreams: route.order,
-          chat: answer,
-          keepAliveMs: config.keepAliveMs,
-          ...(lent !== undefined ? { retries: lent } : {}),
-          ...(log === undefined ? {} : { log }),
-        });
-      } catch (error) {
-        admitted.ended(Promise.resolve());
-        if (budget !== undefined) giveBack(budget, lent ?? 0);
-        throw error;
-      }
-      if (budget !== undefined) giveBack(budget, Math.min(started.returned, lent ?? 0));
-      if (started.outcomes?.includes("success")) budget?.answered();
-      if (started.outcomes !== undefined) route.report(started.outcomes);
-      admitted.ended(Promise.resolve());
-      return started.response;
+      const plan = { call, upstreams: route.order, chat: answer, keepAliveMs: config.keepAliveMs };
+      return await resumableCall(streams, c.req.raw, log === undefined ? plan : { ...plan, log }, {
+        budget,
+        maxRetries: maxRetries * route.order.length,
+        route,
+        admitted,
+      });
     }
     // Aborted when the caller disconnects (on Workers with the `enable_request_signal` flag).
     const abort = abortOnDisconnect(c.req.raw.signal);

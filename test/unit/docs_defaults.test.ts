@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { relayOptionsFromEnv } from "../../src/relay/env.ts";
-import { resolveRelayOptions } from "../../src/relay/options.ts";
+import { resolveRelayOptions } from "../../src/relay/option_rules.ts";
 import { planCall } from "../../src/client/plan.ts";
 
 const root = new URL("../../", import.meta.url);

@@ -6,7 +6,7 @@ import type { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { createDemoRelay } from "../../src/apps/demo/relay.ts";
 import { relayOptionsFromEnv } from "../../src/relay/env.ts";
-import { resolveRelayOptions } from "../../src/relay/options.ts";
+import { resolveRelayOptions } from "../../src/relay/option_rules.ts";
 import { EventLog } from "../../src/relay/streams/event_log.ts";
 import { StreamStore } from "../../src/relay/streams/stream_store.ts";
 import {
