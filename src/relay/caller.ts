@@ -3,28 +3,30 @@
  * neither cool an upstream down for the others nor spend their retries.
  */
 
-import { bearerKey, sha256 } from "./auth.ts";
+import { bearerKey, callerAuthorization, sha256 } from "./auth.ts";
 import type { CallerId } from "./cooldown.ts";
 
 /** 64 bits of the key's hash: enough to tell keys apart, and the key itself is never kept. */
 const ID_BYTES = 8;
+const LOOPBACK = /^(?:127\.|::1$|::ffff:127\.)/;
 
 /**
  * By relay key when the relay takes keys, else by client address: Cloudflare's
  * `cf-connecting-ip`, else the first `x-forwarded-for` entry (set by a proxy in front). Without
- * either the relay cannot tell callers apart: `undefined`.
+ * either, or from a loopback address (`npm start`, `wrangler dev`: every local caller has it), the
+ * relay cannot tell callers apart: `undefined`.
  */
 export async function callerOf(request: Request, keyed: boolean): Promise<CallerId> {
   const headers = request.headers;
   if (keyed) {
-    const key = bearerKey(headers.get("authorization"));
+    const key = bearerKey(callerAuthorization(headers));
     if (key !== undefined) {
       return `key:${toHex((await sha256(`caller:${key}`)).subarray(0, ID_BYTES))}`;
     }
   }
   const address = headers.get("cf-connecting-ip") ?? headers.get("x-forwarded-for")?.split(",")[0];
   const trimmed = address?.trim();
-  return trimmed ? `ip:${trimmed}` : undefined;
+  return trimmed && !LOOPBACK.test(trimmed) ? `ip:${trimmed}` : undefined;
 }
 
 function toHex(bytes: Uint8Array): string {

@@ -4,7 +4,7 @@
  */
 
 import type { Context } from "hono";
-import { bearerKey, sha256 } from "./auth.ts";
+import { bearerKey, callerAuthorization, sha256 } from "./auth.ts";
 
 /**
  * A Durable Object namespace as the relay uses it (`HEALTH`, `LIMITS`): only the two methods it
@@ -40,7 +40,7 @@ export function stubOf(
  */
 export async function callerHash(request: Request, keys: readonly string[]): Promise<string> {
   const who = keys.length > 0
-    ? `key:${bearerKey(request.headers.get("authorization")) ?? ""}`
+    ? `key:${bearerKey(callerAuthorization(request.headers)) ?? ""}`
     : `ip:${request.headers.get("cf-connecting-ip") ?? ""}`;
   return toHex(await sha256(`stopstream-caller:${who}`)).slice(0, 32);
 }

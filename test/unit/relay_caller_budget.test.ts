@@ -151,4 +151,20 @@ describe("callerOf", () => {
   test("neither: the relay cannot tell, and says so", async () => {
     expect(await callerOf(request({}), false)).toBeUndefined();
   });
+
+  test("a loopback address tells no callers apart (every local caller has it)", async () => {
+    for (const address of ["127.0.0.1", "::1", "::ffff:127.0.0.1"]) {
+      expect(await callerOf(request({ "cf-connecting-ip": address }), false)).toBeUndefined();
+    }
+    expect(await callerOf(request({ "cf-connecting-ip": "128.0.0.1" }), false)).toBe(
+      "ip:128.0.0.1",
+    );
+  });
+
+  test("an Anthropic caller's x-api-key is its relay key", async () => {
+    const a = await callerOf(request({ "x-api-key": "sk-relay-secret-a" }), true);
+    const bearer = await callerOf(request({ authorization: "Bearer sk-relay-secret-a" }), true);
+    expect(a).toMatch(/^key:[0-9a-f]{16}$/);
+    expect(a).toBe(bearer);
+  });
 });

@@ -176,7 +176,7 @@ export class StreamRun {
     this.#abort.abort(new Error(`the stream was stopped (${reason})`));
   }
 
-  /** `waiting`: committed by the commit time alone, the call still waiting for an answer. */
+  /** `waiting`: committed before the answer began; the call may still need its retries. */
   #begin(failure: RelayFailure | undefined, waiting = false): void {
     if (this.#isCommitted) return;
     this.#isCommitted = true;
@@ -206,12 +206,12 @@ export class StreamRun {
         this.#outcomes.note(event);
         const started = encoder.started;
         if (!started) this.#label.note(event);
-        if (event.type === "open") this.#begin(undefined);
         // A forwarded piece that may go out as it came: its bytes are stored, not encoded again.
         const bytes = encoder.takeBytes(event);
         const text = encoder.encode(event);
         if (text !== "") {
-          this.#begin(undefined);
+          // A progress comment before the answer commits too, but the call keeps its retries.
+          this.#begin(undefined, !encoder.started);
           if (!started && encoder.started) log.note(this.#label.late());
           // Progress comments go to readers unnumbered; events are numbered and stored.
           if (isComment(text)) log.note(text);
