@@ -226,7 +226,7 @@ const RELEASE_GRACE_MS = 100;
  */
 function releaseAfterTerminal(reader: ReadableStreamDefaultReader<Uint8Array>): void {
   const timer = setTimeout(() => reader.cancel().catch(noop), RELEASE_GRACE_MS);
-  // Must not keep a Node or Bun process alive.
+  // Must not keep a Node or Bun program alive.
   (timer as { unref?: () => void }).unref?.();
   reader.read().then((next) => {
     clearTimeout(timer);

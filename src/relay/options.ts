@@ -18,7 +18,7 @@ export type RelayCors = boolean | { origin: string | string[] };
 
 /**
  * How the relay calls an upstream: `fetch`'s signature, and third, which of the caller request's
- * upstream requests this is (`attempt`, from 1), for an upstream served in-process.
+ * upstream requests this is (`attempt`, from 1), for an upstream served by the same runtime.
  *
  * @example
  * ```ts
@@ -53,7 +53,7 @@ export interface RelayOptions {
   maxBodyBytes?: number;
   /** Cross-origin access for browsers. Default `false`. */
   cors?: RelayCors;
-  /** Calls the upstreams (tests, an in-process upstream). Default `globalThis.fetch`. */
+  /** Calls the upstreams (tests, an upstream served in the same runtime). Default `globalThis.fetch`. */
   fetch?: RelayFetch;
   /** Caller headers passed on to upstreams, besides `anthropic-beta` and `openai-beta`. */
   forwardHeaders?: string[];

@@ -1,6 +1,6 @@
 // The relay with the demo model as its upstream: what `npm start` serves with no upstream
-// configured. Built on createRelay's own options (an in-process `fetch`, forwarded headers, the
-// model list); the library knows nothing of the demo.
+// configured. Built on createRelay's own options (a `fetch` served in the same runtime, forwarded
+// headers, the model list); the library knows nothing of the demo.
 
 import { Hono } from "hono";
 import { cors } from "hono/cors";
@@ -18,7 +18,7 @@ import {
 } from "./upstream.ts";
 
 /**
- * The base URL the demo relay's upstream has: requests under it are served in-process, never
+ * The base URL the demo relay's upstream has: requests under it are served in the same runtime, never
  * over a network.
  *
  * @example
