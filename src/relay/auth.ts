@@ -69,6 +69,12 @@ export async function sha256(text: string): Promise<Uint8Array> {
   return new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
 }
 
+export function toHex(bytes: Uint8Array): string {
+  let hex = "";
+  for (const byte of bytes) hex += byte.toString(16).padStart(2, "0");
+  return hex;
+}
+
 /** No early exit: the time does not tell where `a` and `b` differ. */
 export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   let difference = a.length ^ b.length;

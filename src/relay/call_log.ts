@@ -3,7 +3,7 @@
 
 import type { ChatResult, TraceEntry } from "../core/chat_result.ts";
 import { isInterruptedError, isPartialStreamError } from "../core/error_guards.ts";
-import { bearerKey, sha256 } from "./auth.ts";
+import { bearerKey, sha256, toHex } from "./auth.ts";
 
 /** How a call ended, for the one who reads the log. */
 export type CallOutcome =
@@ -69,10 +69,7 @@ const KEY_ID_SALT = "stopstream key id:";
 export async function keyIdOf(authorization: string | null | undefined): Promise<string | null> {
   const key = bearerKey(authorization);
   if (key === undefined) return null;
-  const digest = await sha256(KEY_ID_SALT + key);
-  let hex = "";
-  for (let i = 0; i < 6; i++) hex += digest[i]!.toString(16).padStart(2, "0");
-  return hex;
+  return toHex((await sha256(KEY_ID_SALT + key)).subarray(0, 6));
 }
 
 /** How a call that settled with `result` or `error` ended. */

@@ -3,7 +3,7 @@
  * neither cool an upstream down for the others nor spend their retries.
  */
 
-import { bearerKey, callerAuthorization, sha256 } from "./auth.ts";
+import { bearerKey, callerAuthorization, sha256, toHex } from "./auth.ts";
 import type { CallerId } from "./cooldown.ts";
 
 /** 64 bits of the key's hash: enough to tell keys apart, and the key itself is never kept. */
@@ -27,10 +27,4 @@ export async function callerOf(request: Request, keyed: boolean): Promise<Caller
   const address = headers.get("cf-connecting-ip") ?? headers.get("x-forwarded-for")?.split(",")[0];
   const trimmed = address?.trim();
   return trimmed && !LOOPBACK.test(trimmed) ? `ip:${trimmed}` : undefined;
-}
-
-function toHex(bytes: Uint8Array): string {
-  let hex = "";
-  for (const byte of bytes) hex += byte.toString(16).padStart(2, "0");
-  return hex;
 }

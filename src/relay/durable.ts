@@ -4,7 +4,7 @@
  */
 
 import type { Context } from "hono";
-import { bearerKey, callerAuthorization, sha256 } from "./auth.ts";
+import { bearerKey, callerAuthorization, sha256, toHex } from "./auth.ts";
 
 /**
  * A Durable Object namespace as the relay uses it (`HEALTH`, `LIMITS`): only the two methods it
@@ -43,12 +43,6 @@ export async function callerHash(request: Request, keys: readonly string[]): Pro
     ? `key:${bearerKey(callerAuthorization(request.headers)) ?? ""}`
     : `ip:${request.headers.get("cf-connecting-ip") ?? ""}`;
   return toHex(await sha256(`stopstream-caller:${who}`)).slice(0, 32);
-}
-
-export function toHex(bytes: Uint8Array): string {
-  let hex = "";
-  for (const byte of bytes) hex += byte.toString(16).padStart(2, "0");
-  return hex;
 }
 
 /** Keeps a Worker running for `promise` after its answer; outside Workers it runs anyway. */

@@ -4,7 +4,7 @@
  */
 
 import { Hono } from "hono";
-import { bearerKey, callerAuthorization, sha256 } from "../auth.ts";
+import { bearerKey, callerAuthorization, sha256, toHex } from "../auth.ts";
 import type { Outcome } from "../cooldown.ts";
 import { keyIdOf, logCall } from "../call_log.ts";
 import { errorResponse } from "../error_response.ts";
@@ -151,12 +151,6 @@ async function ownerOf(config: StreamsConfig, id: string, caller: Request): Prom
   if (config.keys.length === 0) return "";
   const key = bearerKey(callerAuthorization(caller.headers)) ?? "";
   return toHex(await sha256(`${id}:${key}`));
-}
-
-function toHex(bytes: Uint8Array): string {
-  let hex = "";
-  for (const byte of bytes) hex += byte.toString(16).padStart(2, "0");
-  return hex;
 }
 
 /** A Durable Object's response, with headers the app's middleware (CORS) may still set. */
