@@ -6,8 +6,9 @@
 
 import type { Context } from "hono";
 import { noop } from "../core/constants.ts";
-import { type CallerId, UpstreamCooldowns, type UpstreamRoute } from "./cooldown.ts";
-import { callerHash, keepRunning } from "./durable.ts";
+import type { Caller } from "./caller.ts";
+import { UpstreamCooldowns, type UpstreamRoute } from "./cooldown.ts";
+import { keepRunning } from "./durable.ts";
 import { SharedCooldowns, SharedHealth } from "./health/shared_health.ts";
 import { KeyLimits, type Lease } from "./limits/key_limits.ts";
 import type { ResolvedRelayOptions } from "./options.ts";
@@ -17,12 +18,10 @@ export class CallGuards {
   readonly cooldowns: UpstreamCooldowns;
   #health: SharedHealth | undefined;
   #limits: KeyLimits | undefined;
-  #keys: readonly string[];
 
   constructor(config: ResolvedRelayOptions) {
     const upstreams = config.upstreams;
     const settings = { failures: config.cooldownFailures, cooldownMs: config.cooldownMs };
-    this.#keys = config.keys;
     if (config.health !== undefined && config.cooldownFailures > 0) {
       // Relays with the same upstreams and settings share one object; no key is in its name.
       const name = `health:${
@@ -42,13 +41,14 @@ export class CallGuards {
     }
   }
 
+  /** Whether {@linkcode admit} needs the caller's `hash` (a Durable Object is asked). */
+  get hashes(): boolean {
+    return this.#health !== undefined || this.#limits !== undefined;
+  }
+
   /** A 429 to answer at once, or the call's way on. */
-  async admit(c: Context): Promise<Response | Admitted> {
-    if (this.#health === undefined && this.#limits === undefined) {
-      return new Admitted(c, this.cooldowns, undefined, "", undefined);
-    }
-    const caller = await callerHash(c.req.raw, this.#keys);
-    const lease = await this.#limits?.acquire(caller);
+  async admit(c: Context, caller: Caller): Promise<Response | Admitted> {
+    const lease = await this.#limits?.acquire(caller.hash);
     if (lease instanceof Response) return lease;
     return new Admitted(c, this.cooldowns, this.#health, caller, lease);
   }
@@ -59,14 +59,14 @@ export class Admitted {
   #c: Context;
   #cooldowns: UpstreamCooldowns;
   #health: SharedHealth | undefined;
-  #caller: string;
+  #caller: Caller;
   #lease: Lease | undefined;
 
   constructor(
     c: Context,
     cooldowns: UpstreamCooldowns,
     health: SharedHealth | undefined,
-    caller: string,
+    caller: Caller,
     lease: Lease | undefined,
   ) {
     this.#c = c;
@@ -76,11 +76,13 @@ export class Admitted {
     this.#lease = lease;
   }
 
-  route(usable: (index: number) => boolean, caller?: CallerId): UpstreamRoute {
+  route(usable: (index: number) => boolean): UpstreamRoute {
     const health = this.#health;
+    const caller = this.#caller.id;
     if (health === undefined) return this.#cooldowns.route(usable, caller);
     const route = this.#cooldowns.route(health.usable(usable), caller);
-    health.claim(route, this.#caller);
+    // A caller the relay cannot tell apart ("") counts there as one of its own, as here.
+    health.claim(route, caller === undefined ? "" : this.#caller.hash);
     const refresh = health.refresh();
     if (refresh !== undefined) keepRunning(this.#c, refresh);
     return route;

@@ -61,15 +61,22 @@ export interface CallLogStart {
 }
 
 const KEY_ID_SALT = "stopstream key id:";
+/** The key id is this many bytes of {@linkcode keyDigest}: 12 hex digits. */
+export const KEY_ID_BYTES = 6;
 
 /**
- * A salted hash, so the id is no prefix of the key and no key's plain SHA-256 either: enough to
- * tell callers apart, nothing to guess a key from.
+ * A salted hash, so no id made of it is a prefix of the key or of the key's plain SHA-256:
+ * enough to tell callers apart, nothing to guess a key from.
  */
+export function keyDigest(key: string): Promise<Uint8Array> {
+  return sha256(KEY_ID_SALT + key);
+}
+
+/** The key id of the relay key in `authorization`; `null` for none. */
 export async function keyIdOf(authorization: string | null | undefined): Promise<string | null> {
   const key = bearerKey(authorization);
   if (key === undefined) return null;
-  return toHex((await sha256(KEY_ID_SALT + key)).subarray(0, 6));
+  return toHex((await keyDigest(key)).subarray(0, KEY_ID_BYTES));
 }
 
 /** How a call that settled with `result` or `error` ended. */

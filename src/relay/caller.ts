@@ -1,30 +1,60 @@
 /**
- * Who is calling, for the cooldowns and the retry budget's shares: one caller's requests must
- * neither cool an upstream down for the others nor spend their retries.
+ * Who is calling, worked out once per request (chat_route.ts) for everything that tells callers
+ * apart: the cooldowns and the retry budget's shares (`id`), the `LIMITS` objects and the `HEALTH`
+ * reports (`hash`), and the call log (`keyId`). One hash of the key serves them all.
  */
 
 import { bearerKey, callerAuthorization, sha256, toHex } from "./auth.ts";
+import { KEY_ID_BYTES, keyDigest } from "./call_log.ts";
 import type { CallerId } from "./cooldown.ts";
 
 /** 64 bits of the key's hash: enough to tell keys apart, and the key itself is never kept. */
 const ID_BYTES = 8;
+/** 128 bits for a Durable Object's name. */
+const HASH_BYTES = 16;
 const LOOPBACK = /^(?:127\.|::1$|::ffff:127\.)/;
+
+export interface Caller {
+  /** For the cooldowns and the retry shares: `undefined` when callers cannot be told apart. */
+  id: CallerId;
+  /**
+   * Names the caller's `LIMITS` object: 32 hex digits, never the key. Without keys, one address
+   * (a loopback one too, or none) is one caller: limits then bound what callers who cannot be told
+   * apart ask together, which errs on the side the limits protect.
+   */
+  hash: string;
+  /** The call log's key id; `null` when the relay takes no keys. */
+  keyId: string | null;
+}
 
 /**
  * By relay key when the relay takes keys, else by client address: Cloudflare's
  * `cf-connecting-ip`, else the first `x-forwarded-for` entry (set by a proxy in front). Without
  * either, or from a loopback address (`npm start`, `wrangler dev`: every local caller has it), the
- * relay cannot tell callers apart: `undefined`.
+ * relay cannot tell callers apart: `id` is `undefined`. `hashed`: whether an address's `hash` is
+ * needed (a key is hashed anyway).
  */
-export async function callerOf(request: Request, keyed: boolean): Promise<CallerId> {
+export async function identify(request: Request, keyed: boolean, hashed = true): Promise<Caller> {
   const headers = request.headers;
-  if (keyed) {
-    const key = bearerKey(callerAuthorization(headers));
-    if (key !== undefined) {
-      return `key:${toHex((await sha256(`caller:${key}`)).subarray(0, ID_BYTES))}`;
-    }
+  const key = keyed ? bearerKey(callerAuthorization(headers)) : undefined;
+  if (key !== undefined) {
+    const digest = await keyDigest(key);
+    return {
+      id: `key:${toHex(digest.subarray(0, ID_BYTES))}`,
+      hash: toHex(digest.subarray(0, HASH_BYTES)),
+      keyId: toHex(digest.subarray(0, KEY_ID_BYTES)),
+    };
   }
-  const address = headers.get("cf-connecting-ip") ?? headers.get("x-forwarded-for")?.split(",")[0];
-  const trimmed = address?.trim();
-  return trimmed && !LOOPBACK.test(trimmed) ? `ip:${trimmed}` : undefined;
+  const address = (headers.get("cf-connecting-ip") ?? headers.get("x-forwarded-for")?.split(",")[0])
+    ?.trim() ?? "";
+  const hash = hashed
+    ? toHex((await sha256(`stopstream-caller:ip:${address}`)).subarray(0, HASH_BYTES))
+    : "";
+  const id = address && !LOOPBACK.test(address) ? `ip:${address}` : undefined;
+  return { id, hash, keyId: null };
+}
+
+/** The caller's `id` alone. */
+export async function callerOf(request: Request, keyed: boolean): Promise<CallerId> {
+  return (await identify(request, keyed, false)).id;
 }

@@ -6,12 +6,11 @@ import type { Context } from "hono";
 import { Call, CALL_LIMITS, planCall } from "../client/internal.ts";
 import type { StreamChatOptions } from "../core/chat_options.ts";
 import { ATTEMPTS_HEADER, UPSTREAM_HEADER } from "../core/constants.ts";
-import { callerOf } from "./caller.ts";
+import { identify } from "./caller.ts";
 import { type CallBudget, CallerBudgets, watchAnswer } from "./caller_budget.ts";
-import { callerAuthorization } from "./auth.ts";
 import { abortOnDisconnect } from "./caller_signal.ts";
 import { type Admitted, CallGuards } from "./call_guards.ts";
-import { type CallLogStart, keyIdOf, logWhenSettled } from "./call_log.ts";
+import { type CallLogStart, logWhenSettled } from "./call_log.ts";
 import type { UpstreamRoute } from "./cooldown.ts";
 import { errorResponse as failureResponse, type RelayFailure } from "./error_response.ts";
 import { type AnswerInfo, callFor, encoderFor, type Inbound } from "./inbound.ts";
@@ -77,13 +76,13 @@ export function chatRoute(
     const resumable = streaming && wantsResumable(c.req.raw.headers);
     // Said, not ignored: a caller who asked expects an answer that outlives its connection.
     if (resumable && streams === undefined) return errorResponse(NOT_RESUMABLE);
-    // Per-key limits answer before any upstream is asked.
-    const admitted = await guards.admit(c);
-    if (admitted instanceof Response) return admitted;
     // Told apart so that one caller can neither cool an upstream down nor spend others' retries.
-    const caller = await callerOf(c.req.raw, keyed);
-    const route = admitted.route(usable, caller);
-    const budget = budgets?.of(caller);
+    const caller = await identify(c.req.raw, keyed, guards.hashes);
+    // Per-key limits answer before any upstream is asked.
+    const admitted = await guards.admit(c, caller);
+    if (admitted instanceof Response) return admitted;
+    const route = admitted.route(usable);
+    const budget = budgets?.of(caller.id);
     const upstream = createUpstreamFetch(config.fetch);
     const call: StreamChatOptions = {
       ...callOptions(
@@ -110,7 +109,7 @@ export function chatRoute(
       ? {
         callId: answer.id,
         route: c.req.path,
-        keyId: await keyIdOf(callerAuthorization(c.req.raw.headers)),
+        keyId: caller.keyId,
         stream: streaming,
         start: arrived,
       }

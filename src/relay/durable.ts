@@ -1,10 +1,9 @@
 /**
  * What the relay's small Durable Objects (`HEALTH`, `LIMITS`) share with the Worker side: the
- * namespace slice the relay calls, how a caller is named without its key, and `waitUntil`.
+ * namespace slice the relay calls and `waitUntil`.
  */
 
 import type { Context } from "hono";
-import { bearerKey, callerAuthorization, sha256, toHex } from "./auth.ts";
 
 /**
  * A Durable Object namespace as the relay uses it (`HEALTH`, `LIMITS`): only the two methods it
@@ -32,17 +31,6 @@ export function stubOf(
   name: string,
 ): { fetch(request: Request): Promise<Response> } {
   return namespace.get(namespace.idFromName(name));
-}
-
-/**
- * Who is calling, as a hash: the relay key when the relay takes keys, else the client's address.
- * Never the key itself, so a Durable Object (and its storage) cannot leak one.
- */
-export async function callerHash(request: Request, keys: readonly string[]): Promise<string> {
-  const who = keys.length > 0
-    ? `key:${bearerKey(callerAuthorization(request.headers)) ?? ""}`
-    : `ip:${request.headers.get("cf-connecting-ip") ?? ""}`;
-  return toHex(await sha256(`stopstream-caller:${who}`)).slice(0, 32);
 }
 
 /** Keeps a Worker running for `promise` after its answer; outside Workers it runs anyway. */
