@@ -102,7 +102,7 @@ export function streamRoutes(config: StreamsConfig): Hono {
     const path = `/events?after=${after}&readers=${config.maxReaders}`;
     const arrived = Date.now();
     const response = await callStream(config, c.req.raw, id, path);
-    if (config.logCalls === true) await logResume(c.req.raw, id, arrived, response.status);
+    if (config.logCalls === true) await logResume(config, c.req.raw, id, arrived, response.status);
     return response;
   });
   routes.post("/v1/streams/:id/cancel", async (c) => {
@@ -115,12 +115,15 @@ export function streamRoutes(config: StreamsConfig): Hono {
 
 /** A reader's resume is a call of its own: its line says when its answer began, or why not. */
 async function logResume(
+  config: StreamsConfig,
   caller: Request,
   id: string,
   start: number,
   status: number,
 ): Promise<void> {
-  const keyId = await keyIdOf(caller.headers.get("authorization"));
+  // As the call's own line: the key however it was sent, none on a relay without keys.
+  const keyed = config.keys.length > 0;
+  const keyId = keyed ? await keyIdOf(callerAuthorization(caller.headers)) : null;
   const route = "/v1/streams/{id}";
   const line = { callId: id, route, keyId, stream: true, streamId: id, start };
   logCall(line, {
