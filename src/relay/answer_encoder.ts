@@ -1,6 +1,7 @@
 // What the streaming answer's writers ask of an encoder, whatever protocol the caller speaks, and
 // the part every non-chat encoder shares: an upstream of the caller's own protocol is passed on.
 
+import { AnswerStart } from "./answer_start.ts";
 import type { RelayFailure } from "./error_response.ts";
 import type { RelayEvent } from "./chunks.ts";
 import { KEEP_ALIVE } from "./keep_alive.ts";
@@ -24,29 +25,19 @@ export interface AnswerEncoder {
 }
 
 /** The answer in the caller's protocol: passed on from its own protocol, translated otherwise. */
-export abstract class InboundEncoder implements AnswerEncoder {
-  startedAt = 0;
+export abstract class InboundEncoder extends AnswerStart implements AnswerEncoder {
   #passing = false;
 
   encode(event: RelayEvent): string {
     if (event.type === "passed") {
       event.sealed = true;
       this.#passing = true;
-      if (event.text !== "") this.started = true;
+      if (event.text !== "") this.begin();
       return event.text;
     }
     // An attempt begins: whether its events are passed on is marked by its decoder.
     if (event.type === "open") this.#passing = false;
     return this.#passing ? "" : this.translate(event);
-  }
-
-  get started(): boolean {
-    return this.startedAt !== 0;
-  }
-
-  /** Only ever set to `true`: an answer that began stays begun. */
-  protected set started(value: boolean) {
-    if (value && this.startedAt === 0) this.startedAt = Date.now();
   }
 
   takeBytes(): undefined {

@@ -98,7 +98,7 @@ export class AnthropicEncoder extends InboundEncoder {
 
   #start(): string {
     if (this.started) return "";
-    this.started = true;
+    this.begin();
     const message = {
       id: this.#id,
       type: "message",

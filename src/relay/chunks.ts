@@ -2,6 +2,7 @@ import type { ChatResult, StreamEvent, ToolCall } from "../core/chat_result.ts";
 import { callId, toAnnotations, toOpenAIUsage } from "./openai_shapes.ts";
 import { joinFields, type UpstreamFields } from "./upstream_fields.ts";
 import { errorEvent, type RelayFailure } from "./error_response.ts";
+import { AnswerStart } from "./answer_start.ts";
 import { KEEP_ALIVE } from "./keep_alive.ts";
 
 /** Ends a successful stream only: a failed one ends with an error event. */
@@ -38,11 +39,8 @@ export type RelayItem = ForwardedEvents | UpstreamFields | PassedEvents;
 export type RelayEvent = StreamEvent | RelayItem;
 
 /** OpenAI `chat.completion.chunk` events, whatever protocol the upstream speaks. */
-export class ChunkEncoder {
+export class ChunkEncoder extends AnswerStart {
   readonly includeUsage: boolean;
-  started = false;
-  /** When the answer's first chunk was made (epoch ms; `0`: not yet), for the call log. */
-  startedAt = 0;
   readonly #id: string;
   readonly #model: string;
   readonly #created: number;
@@ -73,6 +71,7 @@ export class ChunkEncoder {
   }
 
   constructor(id: string, model: string, includeUsage: boolean) {
+    super();
     this.includeUsage = includeUsage;
     this.#id = id;
     this.#model = model;
@@ -200,8 +199,7 @@ export class ChunkEncoder {
   private delta(delta: Record<string, unknown>): string {
     if (!this.started) {
       // OpenAI puts the role on the first delta only.
-      this.started = true;
-      this.startedAt = Date.now();
+      this.begin();
       delta = { role: "assistant", ...delta };
     }
     const fields = this.#fields;
@@ -219,8 +217,7 @@ export class ChunkEncoder {
     const annotations = toAnnotations(result.citations);
     if (annotations !== undefined) text += this.delta({ annotations });
     const delta = this.started ? {} : { role: "assistant", content: "" };
-    if (!this.started) this.startedAt = Date.now();
-    this.started = true;
+    this.begin();
     text += this.chunk([
       { index: 0, delta, logprobs: null, finish_reason: result.finishReason },
     ]);

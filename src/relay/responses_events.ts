@@ -86,7 +86,7 @@ export class ResponsesEncoder extends InboundEncoder {
 
   #start(): string {
     if (this.started) return "";
-    this.started = true;
+    this.begin();
     return this.#sse("response.created", { response: this.#response("in_progress") });
   }
 
