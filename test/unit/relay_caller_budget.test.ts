@@ -1,21 +1,16 @@
-import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { createRetryBudget } from "../../src/core/retry_budget.ts";
 import { callerOf } from "../../src/relay/caller.ts";
 import { CallerBudgets, giveBack, lend } from "../../src/relay/caller_budget.ts";
 import { parseReturned, RetryAllowance } from "../../src/relay/streams/retry_allowance.ts";
+import { fakeDateFrom } from "../support/fake_date.ts";
 
 // The retry budget per caller and as a whole (issue #29, item 3), on a faked `Date.now()`.
 // Black box under `npm start`: test/e2e/caller_fairness.test.ts.
 
 const T0 = Date.UTC(2025, 0, 1);
 
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ["Date"] });
-  vi.setSystemTime(T0);
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+fakeDateFrom(T0);
 
 /** `calls` calls of one caller that only fail: each tries to retry twice. */
 function failing(budgets: CallerBudgets, caller: string, calls: number): number {

@@ -6,23 +6,18 @@
  */
 
 import { env } from "cloudflare:workers";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createRelay } from "../../src/relay/app.ts";
 import type { RelayNamespace } from "../../src/relay/durable.ts";
 import { relayOptionsFromEnv } from "../../src/relay/env.ts";
 import { RelayLimits } from "../../src/relay/limits/relay_limits.ts";
 import type { RelayOptions } from "../../src/relay/options.ts";
 import { answer, chatBody, fakeUpstream, sse } from "./helpers.ts";
+import { fakeDateFrom } from "../support/fake_date.ts";
 
 const T0 = Date.UTC(2025, 0, 1);
 
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ["Date"] });
-  vi.setSystemTime(T0);
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+fakeDateFrom(T0);
 
 /** env.LIMITS, noting the object names the relay asks for. */
 function namedLimits(): { namespace: RelayNamespace; names: string[] } {

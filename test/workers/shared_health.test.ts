@@ -6,7 +6,7 @@
  */
 
 import { env } from "cloudflare:workers";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createRelay } from "../../src/relay/app.ts";
 import type { RelayNamespace } from "../../src/relay/durable.ts";
 import { RelayHealth } from "../../src/relay/health/relay_health.ts";
@@ -20,16 +20,11 @@ import {
   parseSSE,
   type SeenRequest,
 } from "./helpers.ts";
+import { fakeDateFrom } from "../support/fake_date.ts";
 
 const T0 = Date.UTC(2025, 0, 1);
 
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ["Date"] });
-  vi.setSystemTime(T0);
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+fakeDateFrom(T0);
 
 /** env.HEALTH, counting the requests the relays send it. */
 function countedHealth(): { namespace: RelayNamespace; requests: () => number } {
