@@ -39,17 +39,28 @@ async function noReaders(app: Hono, id: string): Promise<void> {
   throw new Error("the reader never detached");
 }
 
+/** A resumable stream started on a faked `Date.now()`, which was `t0` then. */
+async function started(): Promise<
+  ReturnType<typeof streamsRelay> & { response: Response; id: string; t0: number }
+> {
+  vi.useFakeTimers({ toFake: ["Date"] });
+  const t0 = Date.now();
+  const relay = streamsRelay("words=2000,word-delay=20", { resumeUnreadMs: UNREAD_MS });
+  const response = await startResumable(relay.app);
+  return { ...relay, response, id: response.headers.get("x-stopstream-stream-id")!, t0 };
+}
+
+/** {@linkcode started}, `read` events read, then left with no reader. */
+async function leftUnread(read: number): ReturnType<typeof started> {
+  const stream = await started();
+  await readThenDrop(stream.response, read);
+  await noReaders(stream.app, stream.id);
+  return stream;
+}
+
 describe("a resumable stream nobody reads", () => {
   it("is stopped after resumeUnreadMs with no reader: the upstream cancelled, a later reader gets stream_cancelled", async () => {
-    vi.useFakeTimers({ toFake: ["Date"] });
-    const t0 = Date.now();
-    const { app, testId } = streamsRelay("words=2000,word-delay=20", {
-      resumeUnreadMs: UNREAD_MS,
-    });
-    const response = await startResumable(app);
-    const id = response.headers.get("x-stopstream-stream-id")!;
-    await readThenDrop(response, 3);
-    await noReaders(app, id);
+    const { app, testId, id, t0 } = await leftUnread(3);
     const stub = streamStub(id);
     // Just before its time: the heartbeat keeps it running.
     vi.setSystemTime(t0 + UNREAD_MS - 1_000);
@@ -73,13 +84,7 @@ describe("a resumable stream nobody reads", () => {
   });
 
   it("a stream with a reader attached runs on, however long", async () => {
-    vi.useFakeTimers({ toFake: ["Date"] });
-    const t0 = Date.now();
-    const { app, testId } = streamsRelay("words=2000,word-delay=20", {
-      resumeUnreadMs: UNREAD_MS,
-    });
-    const response = await startResumable(app);
-    const id = response.headers.get("x-stopstream-stream-id")!;
+    const { app, testId, id, t0, response } = await started();
     const reader = response.body!.getReader();
     await reader.read();
     vi.setSystemTime(t0 + 10 * UNREAD_MS);
@@ -90,15 +95,7 @@ describe("a resumable stream nobody reads", () => {
   });
 
   it("a reader who comes back in time restarts the count", async () => {
-    vi.useFakeTimers({ toFake: ["Date"] });
-    const t0 = Date.now();
-    const { app, testId } = streamsRelay("words=2000,word-delay=20", {
-      resumeUnreadMs: UNREAD_MS,
-    });
-    const response = await startResumable(app);
-    const id = response.headers.get("x-stopstream-stream-id")!;
-    await readThenDrop(response, 2);
-    await noReaders(app, id);
+    const { app, testId, id, t0 } = await leftUnread(2);
     vi.setSystemTime(t0 + UNREAD_MS - 1_000);
     await readThenDrop(await follow(app, id, 2), 1); // back, then gone again
     await noReaders(app, id);
