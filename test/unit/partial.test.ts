@@ -38,6 +38,15 @@ const cutAfter = (wire: WireFixture, req: Request, ...texts: string[]): Response
 const complete = (wire: WireFixture, req: Request, ...texts: string[]): Response =>
   sseResponse(req, answer(wire, ...texts));
 
+const FALLBACK = "https://fallback.test/v1";
+/** Chat, `onPartial: "continue"` and no retries, with a fallback at FALLBACK speaking `wire`. */
+const continueOnto = (wire: WireFixture): ReturnType<typeof options> =>
+  options(chatWire, {
+    onPartial: "continue",
+    maxRetries: 0,
+    fallbacks: [{ baseURL: FALLBACK, protocol: wire.protocol, body: wire.body("m-2") }],
+  });
+
 describe.each(WIRES)("$protocol partial stream", (wire) => {
   test("'throw' (default) rejects with PartialStreamError and makes no second request", async () => {
     const up = upstream(server, BASE, wire, (_n, req) => cutAfter(wire, req, "Hello, ", "wor"));
@@ -323,7 +332,6 @@ describe("'continue' asks for the rest", () => {
   });
 
   test("a target out of retries hands the rest to the next fallback, another protocol's", async () => {
-    const FALLBACK = "https://fallback.test/v1";
     const primary = upstream(server, BASE, chatWire, (_n, req) => cutAfter(chatWire, req, "Hello"));
     const fallback = upstream(
       server,
@@ -333,15 +341,7 @@ describe("'continue' asks for the rest", () => {
     );
     const seen: string[] = [];
     const run = await collect(
-      streamChat(options(chatWire, {
-        onPartial: "continue",
-        maxRetries: 0,
-        fallbacks: [{
-          baseURL: FALLBACK,
-          protocol: "anthropic-messages",
-          body: anthropicWire.body("m-2"),
-        }],
-      })),
+      streamChat(continueOnto(anthropicWire)),
       (e) => {
         if (e.type === "text" || e.type === "fallback") seen.push(e.type);
       },
@@ -358,7 +358,6 @@ describe("'continue' asks for the rest", () => {
   });
 
   test("a next fallback that cannot continue (Responses): 'continue' ends as 'throw' there", async () => {
-    const FALLBACK = "https://fallback.test/v1";
     upstream(server, BASE, chatWire, (_n, req) => cutAfter(chatWire, req, "Hello"));
     const fallback = upstream(
       server,
@@ -367,15 +366,7 @@ describe("'continue' asks for the rest", () => {
       (_n, req) => complete(responsesWire, req, "Hi again"),
     );
     const run = await collect(
-      streamChat(options(chatWire, {
-        onPartial: "continue",
-        maxRetries: 0,
-        fallbacks: [{
-          baseURL: FALLBACK,
-          protocol: "openai-responses",
-          body: responsesWire.body("m-2"),
-        }],
-      })),
+      streamChat(continueOnto(responsesWire)),
     );
     expect(isPartialStreamError(run.error)).toBe(true);
     expect(fallback.count).toBe(0);
