@@ -87,7 +87,7 @@ export function outcomeOf(result: ChatResult | undefined, error: unknown): CallO
 }
 
 /** Where each request went, as the configured upstream (`upstreamOf`) and its host. */
-export function attemptsOf(
+function attemptsOf(
   trace: readonly TraceEntry[] | undefined,
   upstreamOf: (target: number) => number,
 ): CallLogAttempt[] {

@@ -3,7 +3,7 @@
 
 import type { RelayFailure } from "./error_response.ts";
 
-export const ON_PARTIAL_HEADER = "x-stopstream-on-partial";
+const ON_PARTIAL_HEADER = "x-stopstream-on-partial";
 
 /** `createRelay`'s `onPartial`, and the header's values. */
 export type RelayPartialPolicy = "error" | "continue";

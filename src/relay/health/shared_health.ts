@@ -15,7 +15,7 @@ import { type RelayNamespace, stubOf } from "../durable.ts";
 import type { HealthReport, HealthState } from "./relay_health.ts";
 
 /** The view is asked for again after this long, on the next request. */
-export const HEALTH_REFRESH_MS = 1_000;
+const HEALTH_REFRESH_MS = 1_000;
 
 export class SharedHealth {
   #namespace: RelayNamespace;

@@ -9,7 +9,7 @@ import { type RelayNamespace, stubOf } from "../durable.ts";
 import type { AcquireAnswer, AcquireRequest } from "./relay_limits.ts";
 
 /** A slot's lease lasts this long unless renewed; a crashed isolate's slot is free after it. */
-export const LEASE_MS = 60_000;
+const LEASE_MS = 60_000;
 /** Renewed this often while the call runs: two renewals may fail before it lapses. */
 const RENEW_MS = LEASE_MS / 3;
 
