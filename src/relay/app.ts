@@ -2,7 +2,8 @@ import { Hono } from "hono";
 import { cors } from "hono/cors";
 import { ATTEMPTS_HEADER, STREAM_ID_HEADER, UPSTREAM_HEADER } from "../core/constants.ts";
 import { requireKey } from "./auth.ts";
-import { chatRoute, createGuards } from "./chat_route.ts";
+import { CallGuards } from "./call_guards.ts";
+import { chatRoute } from "./chat_route.ts";
 import { anthropicErrorBody } from "./anthropic_shapes.ts";
 import { countTokensRoute } from "./count_tokens.ts";
 import { INBOUND } from "./inbound.ts";
@@ -52,7 +53,8 @@ export function createRelay(options: RelayOptions): Hono {
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.use("/v1/*", requireKey(config.keys));
   app.get("/v1/models", modelsRoute(config));
-  const guards = createGuards(config);
+  // The cooldowns and limits every route of this relay shares: they live as long as it.
+  const guards = new CallGuards(config);
   const route = (path: string, inbound: keyof typeof INBOUND): void => {
     app.post(path, chatRoute(config, streams, INBOUND[inbound], guards));
     app.all(path, (c) => methodNotAllowed(c.req.method, "POST", INBOUND[inbound].errorBody));

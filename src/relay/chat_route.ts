@@ -9,7 +9,7 @@ import { ATTEMPTS_HEADER, UPSTREAM_HEADER } from "../core/constants.ts";
 import { identify } from "./caller.ts";
 import { type CallBudget, CallerBudgets, watchAnswer } from "./caller_budget.ts";
 import { abortOnDisconnect } from "./caller_signal.ts";
-import { type Admitted, CallGuards } from "./call_guards.ts";
+import type { Admitted, CallGuards } from "./call_guards.ts";
 import { type CallLogStart, logWhenSettled } from "./call_log.ts";
 import type { UpstreamRoute } from "./cooldown.ts";
 import { errorResponse as failureResponse, type RelayFailure } from "./error_response.ts";
@@ -36,11 +36,6 @@ const NOT_RESUMABLE: RelayFailure = {
   type: "invalid_request_error",
   code: "resumable_unavailable",
 };
-
-/** The guards (cooldowns, limits), shared by every route of one relay: they live as long as it. */
-export function createGuards(config: ResolvedRelayOptions): CallGuards {
-  return new CallGuards(config);
-}
 
 /** The handler of the route that speaks `inbound`'s protocol. */
 export function chatRoute(
