@@ -64,6 +64,25 @@ async function chat(
   return { status: 200, text: body.choices?.[0]?.message.content ?? "" };
 }
 
+/** For the enclosing `describe`: an upstream answering with `handle`, a keyed relay before it. */
+function keyedRelayOn(
+  handle: (request: Request) => Promise<Response>,
+): { upstream: NodeServer; relay: StartedRelay } {
+  const serving = {} as { upstream: NodeServer; relay: StartedRelay };
+  beforeAll(async () => {
+    serving.upstream = await startNodeServer(handle);
+    serving.relay = await startRelay(60_000, {
+      UPSTREAM_BASE_URL: `${serving.upstream.url}/v1`,
+      RELAY_KEYS: KEYS.join(","),
+    });
+  }, 90_000);
+  afterAll(async () => {
+    await serving.relay?.stop();
+    await serving.upstream?.close();
+  });
+  return serving;
+}
+
 describe.skipIf(process.platform === "win32")("one caller cannot hurt another (npm start)", () => {
   describe("poisoning: one caller's 500-inducing requests", () => {
     let primary: NodeServer;
@@ -107,30 +126,16 @@ describe.skipIf(process.platform === "win32")("one caller cannot hurt another (n
   });
 
   describe("budget: one caller looping on requests that always get 503", () => {
-    let upstream: NodeServer;
-    let relay: StartedRelay;
     const seen = new Set<string>();
     let victimRequests = 0;
-
-    beforeAll(async () => {
-      upstream = await startNodeServer(async (request) => {
-        const prompt = await promptOf(request);
-        if (prompt === "always") return failure(503, 0);
-        victimRequests++;
-        // `once <n>`: a transient 503, the first time only.
-        if (seen.has(prompt)) return answer("ok");
-        seen.add(prompt);
-        return failure(503, 200);
-      });
-      relay = await startRelay(60_000, {
-        UPSTREAM_BASE_URL: `${upstream.url}/v1`,
-        RELAY_KEYS: KEYS.join(","),
-      });
-    }, 90_000);
-
-    afterAll(async () => {
-      await relay?.stop();
-      await upstream?.close();
+    const serving = keyedRelayOn(async (request) => {
+      const prompt = await promptOf(request);
+      if (prompt === "always") return failure(503, 0);
+      victimRequests++;
+      // `once <n>`: a transient 503, the first time only.
+      if (seen.has(prompt)) return answer("ok");
+      seen.add(prompt);
+      return failure(503, 200);
     });
 
     it("another caller's single transient 503 is still retried (≥ 11 of 12)", async () => {
@@ -138,7 +143,7 @@ describe.skipIf(process.platform === "win32")("one caller cannot hurt another (n
       let attacks = 0;
       const loop = async (): Promise<void> => {
         while (attacking) {
-          await chat(relay, ATTACKER, "always");
+          await chat(serving.relay, ATTACKER, "always");
           attacks++;
         }
       };
@@ -148,7 +153,7 @@ describe.skipIf(process.platform === "win32")("one caller cannot hurt another (n
       const retried: boolean[] = [];
       try {
         for (let i = 0; i < 12; i++) {
-          const { status, text } = await chat(relay, OTHERS[0]!, `once ${i}`);
+          const { status, text } = await chat(serving.relay, OTHERS[0]!, `once ${i}`);
           retried.push(status === 200 && text === "ok");
         }
       } finally {
@@ -165,21 +170,7 @@ describe.skipIf(process.platform === "win32")("one caller cannot hurt another (n
   });
 
   describe("outage: the one upstream answers 503 to everything", () => {
-    let upstream: NodeServer;
-    let relay: StartedRelay;
-
-    beforeAll(async () => {
-      upstream = await startNodeServer(() => Promise.resolve(failure(503)));
-      relay = await startRelay(60_000, {
-        UPSTREAM_BASE_URL: `${upstream.url}/v1`,
-        RELAY_KEYS: KEYS.join(","),
-      });
-    }, 90_000);
-
-    afterAll(async () => {
-      await relay?.stop();
-      await upstream?.close();
-    });
+    const serving = keyedRelayOn(() => Promise.resolve(failure(503)));
 
     // Plain first, then resumable, each from four callers of its own (fresh shares).
     for (const [phase, resumable] of [[0, false], [1, true]] as const) {
@@ -188,12 +179,12 @@ describe.skipIf(process.platform === "win32")("one caller cannot hurt another (n
         const calls = 300;
         const concurrency = 30;
         const callers = OTHERS.slice(phase * 4, phase * 4 + 4);
-        const before = upstream.requests().length;
+        const before = serving.upstream.requests().length;
         let next = 0;
         let ended = 0;
         const worker = async (): Promise<void> => {
           for (let n = next++; n < calls; n = next++) {
-            await chat(relay, callers[n % callers.length]!, "hello", resumable);
+            await chat(serving.relay, callers[n % callers.length]!, "hello", resumable);
             ended++;
           }
         };
@@ -201,7 +192,7 @@ describe.skipIf(process.platform === "win32")("one caller cannot hurt another (n
         await Promise.all(Array.from({ length: concurrency }, worker));
         const seconds = (Date.now() - started) / 1000;
         expect(ended).toBe(calls);
-        const perCall = (upstream.requests().length - before) / calls;
+        const perCall = (serving.upstream.requests().length - before) / calls;
         console.log(`outage (${kind}): ${perCall} upstream requests per call, ${seconds} s`);
         expect(perCall).toBeLessThanOrEqual(1.3);
       }, 180_000);
