@@ -52,6 +52,14 @@ const PRINTS: Record<string, RegExp[]> = {
     /^200 demo\n/m,
     /^503 attempt 1, then 200$/m,
   ],
+  "docs/relay.md#Stall timeouts": [
+    /^: retry attempt=2 delay_ms=\d+ reason=timeout phase=first-event timeout_ms=1500 t=\d+$/m,
+    /^true true$/m,
+  ],
+  "docs/relay.md#Anthropic Messages and the Responses API in": [
+    /^200 You said: "Hi"$/m,
+    /^completed You said: "Hi"$/m,
+  ],
   "docs/relay.md#Which upstream answered": [
     /^x-stopstream-attempts: 1$/m,
     /^: upstream index=0 attempts=2$/m,
