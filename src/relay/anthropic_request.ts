@@ -2,6 +2,7 @@
 // another protocol (translate_request.ts takes it on from there to the Responses API).
 
 import type { RelayFailure } from "./error_response.ts";
+import { invalid, isRecord } from "./request_body.ts";
 
 type Json = Record<string, unknown>;
 
@@ -14,11 +15,6 @@ const PORTABLE_BLOCKS = new Set([
   "thinking",
   "redacted_thinking",
 ]);
-
-/** Named in a 400: the field, what it must be. */
-export function invalid(message: string, code = "invalid_body"): RelayFailure {
-  return { status: 400, message, type: "invalid_request_error", code };
-}
 
 /** `undefined` when `body` is a well-formed Messages request. */
 export function checkAnthropic(body: Json): RelayFailure | undefined {
@@ -159,8 +155,4 @@ function list(content: unknown): Json[] {
 
 function blocks(value: unknown): boolean {
   return Array.isArray(value) && value.every((b) => isRecord(b) && typeof b.type === "string");
-}
-
-export function isRecord(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -95,6 +95,11 @@ function tooDeep(text: string, limit: number): boolean {
   return false;
 }
 
-function invalid(message: string, code: string): RelayFailure {
+/** Named in a 400: the field, what it must be. */
+export function invalid(message: string, code = "invalid_body"): RelayFailure {
   return { status: 400, message, type: "invalid_request_error", code };
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,8 +1,8 @@
 // A Responses API request: checked, and translated to chat completions for an upstream of another
 // protocol (translate_request.ts takes it on from there to Anthropic Messages).
 
-import { invalid, isRecord } from "./anthropic_request.ts";
 import type { RelayFailure } from "./error_response.ts";
+import { invalid, isRecord } from "./request_body.ts";
 
 type Json = Record<string, unknown>;
 

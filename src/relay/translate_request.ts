@@ -2,6 +2,7 @@
 // the input is never mutated.
 
 import type { ProtocolName } from "../core/chat_options.ts";
+import { isRecord } from "./request_body.ts";
 
 type Json = Record<string, unknown>;
 
@@ -240,8 +241,4 @@ function copy(from: Json, to: Json, ...keys: string[]): void {
   for (const key of keys) {
     if (from[key] !== undefined && from[key] !== null) to[key] = from[key];
   }
-}
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
