@@ -20,6 +20,10 @@ function partialJson(json: string): string {
 const INPUT_OPEN = partialJson('{"input":"');
 const INPUT_CLOSE = partialJson('"}');
 
+/** Built once: `#block` gets one for every text or reasoning event, and mostly ignores it. */
+const TEXT_BLOCK: Json = { type: "text", text: "" };
+const THINKING_BLOCK: Json = { type: "thinking", thinking: "", signature: "" };
+
 /** One content block at a time, as Anthropic streams them; the caller's tool calls only. */
 export class AnthropicEncoder extends InboundEncoder {
   readonly done = "";
@@ -53,10 +57,10 @@ export class AnthropicEncoder extends InboundEncoder {
   protected translate(event: RelayEvent): string {
     switch (event.type) {
       case "text":
-        return this.#block("text", { type: "text", text: "" }) +
+        return this.#block("text", TEXT_BLOCK) +
           this.#delta(this.#next - 1, `{"type":"text_delta","text":${JSON.stringify(event.text)}}`);
       case "reasoning":
-        return this.#block("thinking", { type: "thinking", thinking: "", signature: "" }) +
+        return this.#block("thinking", THINKING_BLOCK) +
           this.#delta(
             this.#next - 1,
             `{"type":"thinking_delta","thinking":${JSON.stringify(event.text)}}`,
@@ -138,7 +142,7 @@ export class AnthropicEncoder extends InboundEncoder {
     let text = "";
     // A refusal has no event of its own: what the client decoded goes out whole.
     if (result.refusal !== undefined) {
-      text += this.#block("text", { type: "text", text: "" }) +
+      text += this.#block("text", TEXT_BLOCK) +
         this.#delta(
           this.#next - 1,
           `{"type":"text_delta","text":${JSON.stringify(result.refusal)}}`,
