@@ -57,8 +57,7 @@ export class AnthropicEncoder extends InboundEncoder {
   protected translate(event: RelayEvent): string {
     switch (event.type) {
       case "text":
-        return this.#block("text", TEXT_BLOCK) +
-          this.#delta(this.#next - 1, `{"type":"text_delta","text":${JSON.stringify(event.text)}}`);
+        return this.#text(event.text);
       case "reasoning":
         return this.#block("thinking", THINKING_BLOCK) +
           this.#delta(
@@ -116,6 +115,11 @@ export class AnthropicEncoder extends InboundEncoder {
     return sse("message_start", { type: "message_start", message });
   }
 
+  #text(text: string): string {
+    return this.#block("text", TEXT_BLOCK) +
+      this.#delta(this.#next - 1, `{"type":"text_delta","text":${JSON.stringify(text)}}`);
+  }
+
   /** Opens a block of `kind` unless one is open (a new tool call always opens one). */
   #block(kind: "text" | "thinking" | "tool_use", block: Json, always = false): string {
     if (this.#open === kind && !always) return "";
@@ -139,16 +143,10 @@ export class AnthropicEncoder extends InboundEncoder {
   }
 
   #finish(result: ChatResult): string {
-    let text = "";
+    let text = this.#start();
     // A refusal has no event of its own: what the client decoded goes out whole.
-    if (result.refusal !== undefined) {
-      text += this.#block("text", TEXT_BLOCK) +
-        this.#delta(
-          this.#next - 1,
-          `{"type":"text_delta","text":${JSON.stringify(result.refusal)}}`,
-        );
-    }
-    text = this.#start() + text + this.#close();
+    if (result.refusal !== undefined) text += this.#text(result.refusal);
+    text += this.#close();
     const delta = { stop_reason: stopReason(result), stop_sequence: null };
     text += sse("message_delta", {
       type: "message_delta",
