@@ -8,38 +8,17 @@
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { describe, expect, test } from "vitest";
-import { type ChatResult, type ProtocolName, streamChat } from "../../src/index.ts";
-import { createRelay } from "../../src/relay/app.ts";
+import type { ChatResult, ProtocolName } from "../../src/index.ts";
 import { EXPECTED } from "../recorded/expected.ts";
 import { recording } from "../support/recorded.ts";
+import { recordedRelay, recordedResult } from "../support/recorded_relay.ts";
 
 const answered = Object.entries(EXPECTED).filter(([, expected]) => expected.error === undefined)
   .map(([name, expected]) => ({ name, protocol: expected.protocol }));
 
-const sse = (name: string): Response =>
-  new Response(recording(name), { headers: { "content-type": "text/event-stream" } });
-
-function app(name: string, protocol: ProtocolName) {
-  return createRelay({
-    upstreams: [{ baseURL: "https://upstream.test/v1", apiKey: "sk-up", protocol, model: "up" }],
-    fetch: () => Promise.resolve(sse(name)),
-    maxRetries: 0,
-  });
-}
-
 function fetchOf(name: string, protocol: ProtocolName): typeof fetch {
-  const relay = app(name, protocol);
+  const relay = recordedRelay(name, protocol);
   return (input, init) => Promise.resolve(relay.request(String(input), init));
-}
-
-function direct(name: string, protocol: ProtocolName): Promise<ChatResult> {
-  return streamChat({
-    baseURL: "https://upstream.test/v1",
-    protocol,
-    body: { model: "up", messages: [], input: "Hi", max_tokens: 1 },
-    maxRetries: 0,
-    fetch: () => Promise.resolve(sse(name)),
-  }).result;
 }
 
 /** The caller's own calls: the provider ran the others. */
@@ -156,7 +135,7 @@ describe("passed through, stream: false is the provider's own blocks and items",
 describe("POST /v1/messages: the Anthropic SDK's message holds the recording's answer", () => {
   const translated = answered.filter((c) => c.protocol !== "anthropic-messages");
   test.each(translated)("$name", async ({ name, protocol }) => {
-    const want = await direct(name, protocol);
+    const want = await recordedResult(name, protocol);
     const client = anthropicClient(fetchOf(name, protocol));
     const params = {
       model: "any",
@@ -181,7 +160,7 @@ describe("POST /v1/messages: the Anthropic SDK's message holds the recording's a
 describe("POST /v1/responses: the openai SDK's response holds the recording's answer", () => {
   const translated = answered.filter((c) => c.protocol !== "openai-responses");
   test.each(translated)("$name", async ({ name, protocol }) => {
-    const want = await direct(name, protocol);
+    const want = await recordedResult(name, protocol);
     const client = openaiClient(fetchOf(name, protocol));
     const response = await client.responses.stream({ model: "any", input: "Hi" }).finalResponse();
     const text = response.output.flatMap((item) =>
@@ -200,7 +179,7 @@ describe("the caller's own protocol is passed through, event for event", () => {
   test.each(same)("$name", async ({ name, protocol }) => {
     const route = protocol === "anthropic-messages" ? "/v1/messages" : "/v1/responses";
     const body = { model: "any", max_tokens: 100, messages: [], input: "Hi", stream: true };
-    const response = await app(name, protocol).request(route, {
+    const response = await recordedRelay(name, protocol).request(route, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify(body),
