@@ -75,16 +75,18 @@ const straight = (name: string): typeof fetch => () => {
   return Promise.resolve(new Response(text, { headers: { "content-type": "text/event-stream" } }));
 };
 
+/** The Messages request every test sends; the recordings of a protocol, for its own route. */
+const MESSAGES_REQUEST = {
+  model: "any",
+  max_tokens: 100,
+  messages: [{ role: "user" as const, content: "Hi" }],
+};
+const own = (protocol: ProtocolName) => answered.filter((c) => c.protocol === protocol);
+
 describe("passed through, each SDK assembles what it assembles from the provider itself", () => {
-  const params = {
-    model: "any",
-    max_tokens: 100,
-    messages: [{ role: "user" as const, content: "Hi" }],
-  };
-  const own = (protocol: ProtocolName) => answered.filter((c) => c.protocol === protocol);
   test.each(own("anthropic-messages"))("$name", async ({ name, protocol }) => {
     const read = (fetch: typeof globalThis.fetch) =>
-      settled(anthropicClient(fetch).messages.stream(params).finalMessage());
+      settled(anthropicClient(fetch).messages.stream(MESSAGES_REQUEST).finalMessage());
     expect(await read(fetchOf(name, protocol))).toEqual(await read(straight(name)));
   });
   test.each(own("openai-responses"))("$name", async ({ name, protocol }) => {
@@ -95,18 +97,12 @@ describe("passed through, each SDK assembles what it assembles from the provider
 });
 
 describe("passed through, stream: false is the provider's own blocks and items", () => {
-  const params = {
-    model: "any",
-    max_tokens: 100,
-    messages: [{ role: "user" as const, content: "Hi" }],
-  };
-  const own = (protocol: ProtocolName) => answered.filter((c) => c.protocol === protocol);
   test.each(own("anthropic-messages"))("$name", async ({ name, protocol }) => {
     const streamed = await settled(
-      anthropicClient(straight(name)).messages.stream(params).finalMessage(),
+      anthropicClient(straight(name)).messages.stream(MESSAGES_REQUEST).finalMessage(),
     );
     if ("error" in streamed) return; // a recording the SDK cannot read (checked above)
-    const whole = await anthropicClient(fetchOf(name, protocol)).messages.create(params);
+    const whole = await anthropicClient(fetchOf(name, protocol)).messages.create(MESSAGES_REQUEST);
     // The provider's own blocks, in order (the SDK's stream leaves some blocks' inputs empty).
     const shape = (content: Anthropic.ContentBlock[]) =>
       content.map((b) => [b.type, "id" in b ? b.id : null, "text" in b ? b.text : null]);
@@ -137,12 +133,7 @@ describe("POST /v1/messages: the Anthropic SDK's message holds the recording's a
   test.each(translated)("$name", async ({ name, protocol }) => {
     const want = await recordedResult(name, protocol);
     const client = anthropicClient(fetchOf(name, protocol));
-    const params = {
-      model: "any",
-      max_tokens: 100,
-      messages: [{ role: "user" as const, content: "Hi" }],
-    };
-    const message = await client.messages.stream(params).finalMessage();
+    const message = await client.messages.stream(MESSAGES_REQUEST).finalMessage();
     const text = message.content.map((b) => b.type === "text" ? b.text : "").join("");
     expect(text).toBe(want.content + (want.refusal ?? ""));
     const calls = message.content.filter((b) => b.type === "tool_use");
