@@ -7,29 +7,14 @@
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDemoUpstream, DEMO_ATTEMPT_HEADER } from "../../src/apps/demo/upstream.ts";
-import { createRelay } from "../../src/relay/app.ts";
-import { type NodeServer, startNodeServer } from "../support/node_server.ts";
+import { startDemoRelay } from "../support/demo_relay.ts";
+import type { NodeServer } from "../support/node_server.ts";
 
 let upstream: NodeServer;
 let relay: NodeServer;
 
 beforeAll(async () => {
-  upstream = await startNodeServer(createDemoUpstream({ wordDelayMs: 5 }));
-  const app = createRelay({
-    upstreams: [{ baseURL: `${upstream.url}/v1` }],
-    keys: ["relay-key"],
-    forwardHeaders: ["x-demo-fault"],
-    retry: { initialDelayMs: 1, maxDelayMs: 5 },
-    keepAliveMs: 200,
-    // The demo numbers attempts by a header: the relay's attempt, so attempt1= fails the first.
-    fetch: (input, init, call) => {
-      const request = new Request(input, init);
-      request.headers.set(DEMO_ATTEMPT_HEADER, String(call?.attempt ?? 1));
-      return fetch(request);
-    },
-  });
-  relay = await startNodeServer((request) => Promise.resolve(app.fetch(request)));
+  ({ upstream, relay } = await startDemoRelay({ wordDelayMs: 5, keepAliveMs: 200 }));
 });
 
 afterAll(async () => {
