@@ -2,7 +2,7 @@
 // another protocol (translate_request.ts takes it on from there to the Responses API).
 
 import type { RelayFailure } from "./error_response.ts";
-import { invalid, isRecord } from "./request_body.ts";
+import { copy, invalid, isRecord } from "./request_body.ts";
 
 type Json = Record<string, unknown>;
 
@@ -83,7 +83,7 @@ export function anthropicToChat(body: Json): Json {
   if (body.stream === true) out.stream = true;
   // The client always streams from the upstream; usage is part of every answer here.
   out.stream_options = { include_usage: true };
-  for (const key of ["temperature", "top_p"]) if (body[key] !== undefined) out[key] = body[key];
+  copy(body, out, "temperature", "top_p");
   if (Array.isArray(body.stop_sequences)) out.stop = body.stop_sequences;
   const tools = (body.tools ?? []) as Json[];
   if (tools.length > 0) {

@@ -103,3 +103,14 @@ export function invalid(message: string, code = "invalid_body"): RelayFailure {
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+
+/** `from`'s `keys` that are set (not `undefined` or `null`), onto `to`. */
+export function copy(
+  from: Record<string, unknown>,
+  to: Record<string, unknown>,
+  ...keys: string[]
+): void {
+  for (const key of keys) {
+    if (from[key] !== undefined && from[key] !== null) to[key] = from[key];
+  }
+}
