@@ -79,7 +79,7 @@ const anthropic: Inbound = {
       ? same(body, model)
       : translateRequest(anthropicToChat(body), protocol, model),
   errorBody: anthropicErrorBody,
-  whole: (result, id, model) => toAnthropicMessage(result, id, model),
+  whole: toAnthropicMessage,
 };
 
 const responses: Inbound = {
@@ -98,7 +98,7 @@ const responses: Inbound = {
       ? same(body, model)
       : translateRequest(responsesToChat(body), protocol, model),
   errorBody,
-  whole: (result, id, model) => toResponse(result, id, model),
+  whole: toResponse,
 };
 
 export const INBOUND: Readonly<Record<ProtocolName, Inbound>> = {
