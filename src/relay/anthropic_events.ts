@@ -2,8 +2,7 @@
 // `message_stop`), or as one `message` object, from the client's events and result.
 
 import type { ChatResult } from "../core/chat_result.ts";
-import { InboundEncoder } from "./answer_encoder.ts";
-import type { RelayEvent } from "./chunks.ts";
+import { InboundEncoder, type ToolCallEvent } from "./answer_encoder.ts";
 import type { RelayFailure } from "./error_response.ts";
 import { KEEP_ALIVE } from "./keep_alive.ts";
 import { anthropicErrorBody, anthropicUsage, stopReason } from "./anthropic_shapes.ts";
@@ -20,6 +19,10 @@ function partialJson(json: string): string {
 const INPUT_OPEN = partialJson('{"input":"');
 const INPUT_CLOSE = partialJson('"}');
 
+/** Built once: `#block` gets one for every text or reasoning event, and mostly ignores it. */
+const TEXT_BLOCK: Json = { type: "text", text: "" };
+const THINKING_BLOCK: Json = { type: "thinking", thinking: "", signature: "" };
+
 /** One content block at a time, as Anthropic streams them; the caller's tool calls only. */
 export class AnthropicEncoder extends InboundEncoder {
   readonly done = "";
@@ -28,8 +31,6 @@ export class AnthropicEncoder extends InboundEncoder {
   /** The open block's kind, and the index the next block gets. */
   #open: "text" | "thinking" | "tool_use" | undefined = undefined;
   #next = 0;
-  /** By the client's tool call index: its block's index, or -1 for a call the provider ran. */
-  #blocks: number[] = [];
   /**
    * The open block is a custom tool's call, whose input is free text: it goes out as
    * `{"input": "<text>"}`, as Anthropic's inputs are JSON objects.
@@ -50,55 +51,7 @@ export class AnthropicEncoder extends InboundEncoder {
     return this.started ? PING : KEEP_ALIVE;
   }
 
-  protected translate(event: RelayEvent): string {
-    switch (event.type) {
-      case "text":
-        return this.#block("text", { type: "text", text: "" }) +
-          this.#delta(this.#next - 1, `{"type":"text_delta","text":${JSON.stringify(event.text)}}`);
-      case "reasoning":
-        return this.#block("thinking", { type: "thinking", thinking: "", signature: "" }) +
-          this.#delta(
-            this.#next - 1,
-            `{"type":"thinking_delta","thinking":${JSON.stringify(event.text)}}`,
-          );
-      case "tool-call": {
-        if (event.providerExecuted === true) {
-          this.#blocks[event.index] = -1;
-          return "";
-        }
-        const block = {
-          type: "tool_use",
-          id: event.id,
-          name: event.name || event.toolType,
-          input: {},
-        };
-        let text = this.#block("tool_use", block, true);
-        this.#blocks[event.index] = this.#next - 1;
-        if (event.toolType === "custom") {
-          this.#custom = true;
-          text += this.#delta(this.#next - 1, INPUT_OPEN);
-        }
-        return text;
-      }
-      case "tool-call-delta": {
-        const index = this.#blocks[event.index] ?? -1;
-        if (index < 0) return "";
-        // A custom tool's text, escaped piece by piece: the pieces' escapes join up.
-        const part = this.#custom && index === this.#next - 1
-          ? JSON.stringify(event.argumentsDelta).slice(1, -1)
-          : event.argumentsDelta;
-        return this.#delta(index, partialJson(part));
-      }
-      case "finish":
-        return this.#finish(event.result);
-      default:
-        return "";
-    }
-  }
-
-  #start(): string {
-    if (this.started) return "";
-    this.begin();
+  protected opening(): string {
     const message = {
       id: this.#id,
       type: "message",
@@ -112,10 +65,37 @@ export class AnthropicEncoder extends InboundEncoder {
     return sse("message_start", { type: "message_start", message });
   }
 
+  protected text(text: string): string {
+    return this.#block("text", TEXT_BLOCK) +
+      this.#delta(this.#next - 1, `{"type":"text_delta","text":${JSON.stringify(text)}}`);
+  }
+
+  protected reasoning(text: string): string {
+    return this.#block("thinking", THINKING_BLOCK) +
+      this.#delta(this.#next - 1, `{"type":"thinking_delta","thinking":${JSON.stringify(text)}}`);
+  }
+
+  protected toolCall(event: ToolCallEvent): string {
+    const block = { type: "tool_use", id: event.id, name: event.name || event.toolType, input: {} };
+    let text = this.#block("tool_use", block, true);
+    this.wroteCall(event.index, this.#next - 1);
+    if (event.toolType === "custom") {
+      this.#custom = true;
+      text += this.#delta(this.#next - 1, INPUT_OPEN);
+    }
+    return text;
+  }
+
+  protected toolCallDelta(at: number, delta: string): string {
+    // A custom tool's text, escaped piece by piece: the pieces' escapes join up.
+    const part = this.#custom && at === this.#next - 1 ? JSON.stringify(delta).slice(1, -1) : delta;
+    return this.#delta(at, partialJson(part));
+  }
+
   /** Opens a block of `kind` unless one is open (a new tool call always opens one). */
   #block(kind: "text" | "thinking" | "tool_use", block: Json, always = false): string {
     if (this.#open === kind && !always) return "";
-    const text = this.#start() + this.#close();
+    const text = this.start() + this.#close();
     this.#open = kind;
     const index = this.#next++;
     return text +
@@ -134,17 +114,11 @@ export class AnthropicEncoder extends InboundEncoder {
     return `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index},"delta":${delta}}\n\n`;
   }
 
-  #finish(result: ChatResult): string {
-    let text = "";
+  protected finish(result: ChatResult): string {
+    let text = this.start();
     // A refusal has no event of its own: what the client decoded goes out whole.
-    if (result.refusal !== undefined) {
-      text += this.#block("text", { type: "text", text: "" }) +
-        this.#delta(
-          this.#next - 1,
-          `{"type":"text_delta","text":${JSON.stringify(result.refusal)}}`,
-        );
-    }
-    text = this.#start() + text + this.#close();
+    if (result.refusal !== undefined) text += this.text(result.refusal);
+    text += this.#close();
     const delta = { stop_reason: stopReason(result), stop_sequence: null };
     text += sse("message_delta", {
       type: "message_delta",

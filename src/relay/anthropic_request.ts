@@ -2,6 +2,7 @@
 // another protocol (translate_request.ts takes it on from there to the Responses API).
 
 import type { RelayFailure } from "./error_response.ts";
+import { copy, invalid, isRecord } from "./request_body.ts";
 
 type Json = Record<string, unknown>;
 
@@ -14,11 +15,6 @@ const PORTABLE_BLOCKS = new Set([
   "thinking",
   "redacted_thinking",
 ]);
-
-/** Named in a 400: the field, what it must be. */
-export function invalid(message: string, code = "invalid_body"): RelayFailure {
-  return { status: 400, message, type: "invalid_request_error", code };
-}
 
 /** `undefined` when `body` is a well-formed Messages request. */
 export function checkAnthropic(body: Json): RelayFailure | undefined {
@@ -87,7 +83,7 @@ export function anthropicToChat(body: Json): Json {
   if (body.stream === true) out.stream = true;
   // The client always streams from the upstream; usage is part of every answer here.
   out.stream_options = { include_usage: true };
-  for (const key of ["temperature", "top_p"]) if (body[key] !== undefined) out[key] = body[key];
+  copy(body, out, "temperature", "top_p");
   if (Array.isArray(body.stop_sequences)) out.stop = body.stop_sequences;
   const tools = (body.tools ?? []) as Json[];
   if (tools.length > 0) {
@@ -159,8 +155,4 @@ function list(content: unknown): Json[] {
 
 function blocks(value: unknown): boolean {
   return Array.isArray(value) && value.every((b) => isRecord(b) && typeof b.type === "string");
-}
-
-export function isRecord(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -39,7 +39,7 @@ export function anthropicUsage(usage: Usage | undefined): Json {
 }
 
 /** Anthropic's error `type` for an HTTP status. */
-export function anthropicErrorType(status: number): string {
+function anthropicErrorType(status: number): string {
   if (status === 401) return "authentication_error";
   if (status === 403) return "permission_error";
   if (status === 404) return "not_found_error";

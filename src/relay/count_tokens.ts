@@ -2,6 +2,8 @@
 // the request goes to the first one as it came (its model set), or is refused with a 501.
 
 import type { Context } from "hono";
+import { anthropicMessages } from "../protocols/anthropic_messages.ts";
+import { joinURL } from "../protocols/request.ts";
 import { anthropicErrorBody } from "./anthropic_shapes.ts";
 import { describeFailure } from "./describe_failure.ts";
 import { errorResponse, type RelayFailure } from "./error_response.ts";
@@ -29,13 +31,15 @@ export function countTokensRoute(config: ResolvedRelayOptions): (c: Context) => 
     if ("failure" in parsed) return fail(parsed.failure);
     const body = parsed.json;
     if (upstream.model !== undefined) body.model = upstream.model;
-    const headers = new Headers({
-      ...forwardedHeaders(c.req.raw.headers, ["anthropic-beta"]),
-      "content-type": "application/json",
-      "anthropic-version": "2023-06-01",
+    // The protocol's own version and authentication headers; the answer is JSON, not a stream.
+    const { headers } = anthropicMessages.buildRequest({
+      baseURL: upstream.baseURL,
+      apiKey: upstream.apiKey,
+      headers: new Headers(forwardedHeaders(c.req.raw.headers, ["anthropic-beta"])),
+      body: {},
     });
-    if (upstream.apiKey !== undefined) headers.set("x-api-key", upstream.apiKey);
-    const url = `${upstream.baseURL.replace(/\/+$/, "")}/messages/count_tokens`;
+    headers.delete("accept");
+    const url = joinURL(upstream.baseURL, "/messages/count_tokens");
     const init: RequestInit = {
       method: "POST",
       headers,

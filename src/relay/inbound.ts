@@ -14,7 +14,7 @@ import { errorBody, type RelayFailure } from "./error_response.ts";
 import { relayChat } from "./forward.ts";
 import { passThroughCall } from "./passthrough.ts";
 import { chunkEncoder, withProgress } from "./progress.ts";
-import { checkChat, parseJsonObject } from "./request_body.ts";
+import { checkChat, invalid, parseJsonObject } from "./request_body.ts";
 import { ResponsesEncoder, toResponse } from "./responses_events.ts";
 import { checkResponses, responsesRefusal, responsesToChat } from "./responses_request.ts";
 import { canHonour, translateRequest } from "./translate_request.ts";
@@ -79,7 +79,7 @@ const anthropic: Inbound = {
       ? same(body, model)
       : translateRequest(anthropicToChat(body), protocol, model),
   errorBody: anthropicErrorBody,
-  whole: (result, id, model) => toAnthropicMessage(result, id, model),
+  whole: toAnthropicMessage,
 };
 
 const responses: Inbound = {
@@ -98,7 +98,7 @@ const responses: Inbound = {
       ? same(body, model)
       : translateRequest(responsesToChat(body), protocol, model),
   errorBody,
-  whole: (result, id, model) => toResponse(result, id, model),
+  whole: toResponse,
 };
 
 export const INBOUND: Readonly<Record<ProtocolName, Inbound>> = {
@@ -148,5 +148,5 @@ function checked(
 }
 
 function refusal(message: string): RelayFailure {
-  return { status: 400, message, type: "invalid_request_error", code: "unsupported_parameter" };
+  return invalid(message, "unsupported_parameter");
 }

@@ -95,6 +95,22 @@ function tooDeep(text: string, limit: number): boolean {
   return false;
 }
 
-function invalid(message: string, code: string): RelayFailure {
+/** Named in a 400: the field, what it must be. */
+export function invalid(message: string, code = "invalid_body"): RelayFailure {
   return { status: 400, message, type: "invalid_request_error", code };
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** `from`'s `keys` that are set (not `undefined` or `null`), onto `to`. */
+export function copy(
+  from: Record<string, unknown>,
+  to: Record<string, unknown>,
+  ...keys: string[]
+): void {
+  for (const key of keys) {
+    if (from[key] !== undefined && from[key] !== null) to[key] = from[key];
+  }
 }

@@ -2,7 +2,7 @@
 // `response.completed` / `response.incomplete` / `response.failed`), or as one `response` object.
 
 import type { ChatResult } from "../core/chat_result.ts";
-import { InboundEncoder } from "./answer_encoder.ts";
+import { InboundEncoder, type ToolCallEvent } from "./answer_encoder.ts";
 import type { RelayEvent } from "./chunks.ts";
 import type { RelayFailure } from "./error_response.ts";
 
@@ -22,8 +22,6 @@ export class ResponsesEncoder extends InboundEncoder {
   #seq = 0;
   #items: Item[] = [];
   #open: Item | undefined = undefined;
-  /** By the client's tool call index: its output index, or -1 for a call the provider ran. */
-  #calls: number[] = [];
 
   constructor(id: string, model: string) {
     super();
@@ -48,53 +46,43 @@ export class ResponsesEncoder extends InboundEncoder {
       });
   }
 
-  protected translate(event: RelayEvent): string {
-    switch (event.type) {
-      case "text":
-        return this.#text("message", event.text);
-      case "reasoning":
-        return this.#text("reasoning", event.text);
-      case "tool-call": {
-        if (event.providerExecuted === true) {
-          this.#calls[event.index] = -1;
-          return "";
-        }
-        const text = this.#start() + this.#close();
-        const item: Item = {
-          kind: "function_call",
-          id: `fc_${this.#id.slice(5)}_${this.#items.length}`,
-          text: "",
-          callId: event.id,
-          name: event.name || (event.toolType ?? ""),
-        };
-        this.#calls[event.index] = this.#items.length;
-        return text + this.#add(item);
-      }
-      case "tool-call-delta": {
-        const index = this.#calls[event.index] ?? -1;
-        const item = this.#items[index];
-        if (item === undefined) return "";
-        item.text += event.argumentsDelta;
-        return this.#delta(ARGUMENTS_DELTA, item, event.argumentsDelta);
-      }
-      case "finish":
-        return this.#finish(event.result);
-      default:
-        return "";
-    }
+  protected opening(): string {
+    return this.#sse("response.created", { response: this.#response("in_progress") });
   }
 
-  #start(): string {
-    if (this.started) return "";
-    this.begin();
-    return this.#sse("response.created", { response: this.#response("in_progress") });
+  protected text(text: string): string {
+    return this.#text("message", text);
+  }
+
+  protected reasoning(text: string): string {
+    return this.#text("reasoning", text);
+  }
+
+  protected toolCall(event: ToolCallEvent): string {
+    const text = this.start() + this.#close();
+    const item: Item = {
+      kind: "function_call",
+      id: `fc_${this.#id.slice(5)}_${this.#items.length}`,
+      text: "",
+      callId: event.id,
+      name: event.name || (event.toolType ?? ""),
+    };
+    this.wroteCall(event.index, this.#items.length);
+    return text + this.#add(item);
+  }
+
+  protected toolCallDelta(at: number, delta: string): string {
+    const item = this.#items[at];
+    if (item === undefined) return "";
+    item.text += delta;
+    return this.#delta(ARGUMENTS_DELTA, item, delta);
   }
 
   #text(kind: "message" | "reasoning", delta: string): string {
     let text = "";
     let item = this.#open;
     if (item?.kind !== kind) {
-      text = this.#start() + this.#close();
+      text = this.start() + this.#close();
       item = {
         kind,
         id: `${kind === "message" ? "msg" : "rs"}_${this.#id.slice(5)}_${this.#items.length}`,
@@ -177,8 +165,8 @@ export class ResponsesEncoder extends InboundEncoder {
     return text + this.#sse("response.output_item.done", done);
   }
 
-  #finish(result: ChatResult): string {
-    let text = this.#start();
+  protected finish(result: ChatResult): string {
+    let text = this.start();
     if (result.refusal !== undefined) text += this.#text("message", result.refusal);
     // Calls still open (parallel calls) are closed in order.
     text += this.#close();

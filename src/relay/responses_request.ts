@@ -1,8 +1,8 @@
 // A Responses API request: checked, and translated to chat completions for an upstream of another
 // protocol (translate_request.ts takes it on from there to Anthropic Messages).
 
-import { invalid, isRecord } from "./anthropic_request.ts";
 import type { RelayFailure } from "./error_response.ts";
+import { copy, invalid, isRecord } from "./request_body.ts";
 
 type Json = Record<string, unknown>;
 
@@ -68,9 +68,7 @@ export function responsesToChat(body: Json): Json {
   // The client always streams from the upstream; usage is part of every answer here.
   out.stream_options = { include_usage: true };
   if (body.max_output_tokens != null) out.max_tokens = body.max_output_tokens;
-  for (const key of ["temperature", "top_p", "parallel_tool_calls", "user"]) {
-    if (body[key] != null) out[key] = body[key];
-  }
+  copy(body, out, "temperature", "top_p", "parallel_tool_calls", "user");
   const reasoning = isRecord(body.reasoning) ? body.reasoning : {};
   if (typeof reasoning.effort === "string") out.reasoning_effort = reasoning.effort;
   const format = isRecord(body.text) && isRecord(body.text.format) ? body.text.format : undefined;

@@ -2,6 +2,7 @@
 // the input is never mutated.
 
 import type { ProtocolName } from "../core/chat_options.ts";
+import { copy, isRecord } from "./request_body.ts";
 
 type Json = Record<string, unknown>;
 
@@ -234,14 +235,4 @@ function parseArgs(args: string): unknown {
 /** Strings and numbers only: `String()` of an object can throw (`{"toString":1}`). */
 function idOf(value: unknown): string {
   return typeof value === "string" ? value : typeof value === "number" ? String(value) : "";
-}
-
-function copy(from: Json, to: Json, ...keys: string[]): void {
-  for (const key of keys) {
-    if (from[key] !== undefined && from[key] !== null) to[key] = from[key];
-  }
-}
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -7,6 +7,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { firstText, withToolResult } from "../support/anthropic_turns.ts";
 import { type StartedRelay, startRelay } from "../support/npm_start.ts";
 
 let relay: StartedRelay;
@@ -40,8 +41,7 @@ describe("npm start: @anthropic-ai/sdk on /v1/messages", () => {
     const streamed = await client("attempt1=status:503").messages.stream(params).finalMessage();
     const created = await client("attempt1=status:503").messages.create(params);
     for (const message of [streamed, created]) {
-      const [block] = message.content;
-      expect(block?.type === "text" ? block.text : "").toMatch(REPLY);
+      expect(firstText(message)).toMatch(REPLY);
       expect(message.stop_reason).toBe("end_turn");
     }
   });
@@ -54,20 +54,10 @@ describe("npm start: @anthropic-ai/sdk on /v1/messages", () => {
     const first = await client().messages.stream({ ...params, tools }).finalMessage();
     const call = first.content.find((b) => b.type === "tool_use");
     expect(call?.name).toBe("get_weather");
-    const second = await client().messages.create({
-      ...params,
-      tools,
-      messages: [
-        ...params.messages,
-        { role: "assistant", content: first.content },
-        {
-          role: "user",
-          content: [{ type: "tool_result", tool_use_id: call!.id, content: "sunny" }],
-        },
-      ],
-    });
-    const [block] = second.content;
-    expect(block?.type === "text" ? block.text : "").toMatch(/^The tool answered: "sunny"/);
+    const second = await client().messages.create(
+      withToolResult(params, tools, first, call!.id, "sunny"),
+    );
+    expect(firstText(second)).toMatch(/^The tool answered: "sunny"/);
   });
 
   it("a drop mid-answer is an error", async () => {

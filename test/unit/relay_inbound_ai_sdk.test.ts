@@ -8,27 +8,14 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { type LanguageModel, streamText } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDemoUpstream, DEMO_ATTEMPT_HEADER } from "../../src/apps/demo/upstream.ts";
-import { createRelay } from "../../src/relay/app.ts";
-import { type NodeServer, startNodeServer } from "../support/node_server.ts";
+import { startDemoRelay } from "../support/demo_relay.ts";
+import type { NodeServer } from "../support/node_server.ts";
 
 let upstream: NodeServer;
 let relay: NodeServer;
 
 beforeAll(async () => {
-  upstream = await startNodeServer(createDemoUpstream({ wordDelayMs: 2 }));
-  const app = createRelay({
-    upstreams: [{ baseURL: `${upstream.url}/v1` }],
-    keys: ["relay-key"],
-    forwardHeaders: ["x-demo-fault"],
-    retry: { initialDelayMs: 1, maxDelayMs: 5 },
-    fetch: (input, init, call) => {
-      const request = new Request(input, init);
-      request.headers.set(DEMO_ATTEMPT_HEADER, String(call?.attempt ?? 1));
-      return fetch(request);
-    },
-  });
-  relay = await startNodeServer((request) => Promise.resolve(app.fetch(request)));
+  ({ upstream, relay } = await startDemoRelay({ wordDelayMs: 2 }));
 });
 
 afterAll(async () => {

@@ -8,38 +8,17 @@
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { describe, expect, test } from "vitest";
-import { type ChatResult, type ProtocolName, streamChat } from "../../src/index.ts";
-import { createRelay } from "../../src/relay/app.ts";
+import type { ChatResult, ProtocolName } from "../../src/index.ts";
 import { EXPECTED } from "../recorded/expected.ts";
 import { recording } from "../support/recorded.ts";
+import { recordedRelay, recordedResult } from "../support/recorded_relay.ts";
 
 const answered = Object.entries(EXPECTED).filter(([, expected]) => expected.error === undefined)
   .map(([name, expected]) => ({ name, protocol: expected.protocol }));
 
-const sse = (name: string): Response =>
-  new Response(recording(name), { headers: { "content-type": "text/event-stream" } });
-
-function app(name: string, protocol: ProtocolName) {
-  return createRelay({
-    upstreams: [{ baseURL: "https://upstream.test/v1", apiKey: "sk-up", protocol, model: "up" }],
-    fetch: () => Promise.resolve(sse(name)),
-    maxRetries: 0,
-  });
-}
-
 function fetchOf(name: string, protocol: ProtocolName): typeof fetch {
-  const relay = app(name, protocol);
+  const relay = recordedRelay(name, protocol);
   return (input, init) => Promise.resolve(relay.request(String(input), init));
-}
-
-function direct(name: string, protocol: ProtocolName): Promise<ChatResult> {
-  return streamChat({
-    baseURL: "https://upstream.test/v1",
-    protocol,
-    body: { model: "up", messages: [], input: "Hi", max_tokens: 1 },
-    maxRetries: 0,
-    fetch: () => Promise.resolve(sse(name)),
-  }).result;
 }
 
 /** The caller's own calls: the provider ran the others. */
@@ -96,16 +75,18 @@ const straight = (name: string): typeof fetch => () => {
   return Promise.resolve(new Response(text, { headers: { "content-type": "text/event-stream" } }));
 };
 
+/** The Messages request every test sends; the recordings of a protocol, for its own route. */
+const MESSAGES_REQUEST = {
+  model: "any",
+  max_tokens: 100,
+  messages: [{ role: "user" as const, content: "Hi" }],
+};
+const own = (protocol: ProtocolName) => answered.filter((c) => c.protocol === protocol);
+
 describe("passed through, each SDK assembles what it assembles from the provider itself", () => {
-  const params = {
-    model: "any",
-    max_tokens: 100,
-    messages: [{ role: "user" as const, content: "Hi" }],
-  };
-  const own = (protocol: ProtocolName) => answered.filter((c) => c.protocol === protocol);
   test.each(own("anthropic-messages"))("$name", async ({ name, protocol }) => {
     const read = (fetch: typeof globalThis.fetch) =>
-      settled(anthropicClient(fetch).messages.stream(params).finalMessage());
+      settled(anthropicClient(fetch).messages.stream(MESSAGES_REQUEST).finalMessage());
     expect(await read(fetchOf(name, protocol))).toEqual(await read(straight(name)));
   });
   test.each(own("openai-responses"))("$name", async ({ name, protocol }) => {
@@ -116,18 +97,12 @@ describe("passed through, each SDK assembles what it assembles from the provider
 });
 
 describe("passed through, stream: false is the provider's own blocks and items", () => {
-  const params = {
-    model: "any",
-    max_tokens: 100,
-    messages: [{ role: "user" as const, content: "Hi" }],
-  };
-  const own = (protocol: ProtocolName) => answered.filter((c) => c.protocol === protocol);
   test.each(own("anthropic-messages"))("$name", async ({ name, protocol }) => {
     const streamed = await settled(
-      anthropicClient(straight(name)).messages.stream(params).finalMessage(),
+      anthropicClient(straight(name)).messages.stream(MESSAGES_REQUEST).finalMessage(),
     );
     if ("error" in streamed) return; // a recording the SDK cannot read (checked above)
-    const whole = await anthropicClient(fetchOf(name, protocol)).messages.create(params);
+    const whole = await anthropicClient(fetchOf(name, protocol)).messages.create(MESSAGES_REQUEST);
     // The provider's own blocks, in order (the SDK's stream leaves some blocks' inputs empty).
     const shape = (content: Anthropic.ContentBlock[]) =>
       content.map((b) => [b.type, "id" in b ? b.id : null, "text" in b ? b.text : null]);
@@ -156,14 +131,9 @@ describe("passed through, stream: false is the provider's own blocks and items",
 describe("POST /v1/messages: the Anthropic SDK's message holds the recording's answer", () => {
   const translated = answered.filter((c) => c.protocol !== "anthropic-messages");
   test.each(translated)("$name", async ({ name, protocol }) => {
-    const want = await direct(name, protocol);
+    const want = await recordedResult(name, protocol);
     const client = anthropicClient(fetchOf(name, protocol));
-    const params = {
-      model: "any",
-      max_tokens: 100,
-      messages: [{ role: "user" as const, content: "Hi" }],
-    };
-    const message = await client.messages.stream(params).finalMessage();
+    const message = await client.messages.stream(MESSAGES_REQUEST).finalMessage();
     const text = message.content.map((b) => b.type === "text" ? b.text : "").join("");
     expect(text).toBe(want.content + (want.refusal ?? ""));
     const calls = message.content.filter((b) => b.type === "tool_use");
@@ -181,7 +151,7 @@ describe("POST /v1/messages: the Anthropic SDK's message holds the recording's a
 describe("POST /v1/responses: the openai SDK's response holds the recording's answer", () => {
   const translated = answered.filter((c) => c.protocol !== "openai-responses");
   test.each(translated)("$name", async ({ name, protocol }) => {
-    const want = await direct(name, protocol);
+    const want = await recordedResult(name, protocol);
     const client = openaiClient(fetchOf(name, protocol));
     const response = await client.responses.stream({ model: "any", input: "Hi" }).finalResponse();
     const text = response.output.flatMap((item) =>
@@ -200,7 +170,7 @@ describe("the caller's own protocol is passed through, event for event", () => {
   test.each(same)("$name", async ({ name, protocol }) => {
     const route = protocol === "anthropic-messages" ? "/v1/messages" : "/v1/responses";
     const body = { model: "any", max_tokens: 100, messages: [], input: "Hi", stream: true };
-    const response = await app(name, protocol).request(route, {
+    const response = await recordedRelay(name, protocol).request(route, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify(body),

@@ -7,29 +7,15 @@
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDemoUpstream, DEMO_ATTEMPT_HEADER } from "../../src/apps/demo/upstream.ts";
-import { createRelay } from "../../src/relay/app.ts";
-import { type NodeServer, startNodeServer } from "../support/node_server.ts";
+import { firstText, withToolResult } from "../support/anthropic_turns.ts";
+import { startDemoRelay } from "../support/demo_relay.ts";
+import type { NodeServer } from "../support/node_server.ts";
 
 let upstream: NodeServer;
 let relay: NodeServer;
 
 beforeAll(async () => {
-  upstream = await startNodeServer(createDemoUpstream({ wordDelayMs: 5 }));
-  const app = createRelay({
-    upstreams: [{ baseURL: `${upstream.url}/v1` }],
-    keys: ["relay-key"],
-    forwardHeaders: ["x-demo-fault"],
-    retry: { initialDelayMs: 1, maxDelayMs: 5 },
-    keepAliveMs: 200,
-    // The demo numbers attempts by a header: the relay's attempt, so attempt1= fails the first.
-    fetch: (input, init, call) => {
-      const request = new Request(input, init);
-      request.headers.set(DEMO_ATTEMPT_HEADER, String(call?.attempt ?? 1));
-      return fetch(request);
-    },
-  });
-  relay = await startNodeServer((request) => Promise.resolve(app.fetch(request)));
+  ({ upstream, relay } = await startDemoRelay({ wordDelayMs: 5, keepAliveMs: 200 }));
 });
 
 afterAll(async () => {
@@ -75,8 +61,7 @@ describe("@anthropic-ai/sdk against the relay", () => {
   it("messages.stream: a 503 on the first attempt, then the whole answer", async () => {
     const before = upstream.requests().length;
     const message = await anthropic("attempt1=status:503").messages.stream(params).finalMessage();
-    const [block] = message.content;
-    expect(block?.type === "text" ? block.text : "").toMatch(REPLY);
+    expect(firstText(message)).toMatch(REPLY);
     expect(message.stop_reason).toBe("end_turn");
     expect(message.usage.output_tokens).toBeGreaterThan(0);
     expect(upstream.requests().length).toBe(before + 2);
@@ -85,8 +70,7 @@ describe("@anthropic-ai/sdk against the relay", () => {
   it("messages.create: a 503 on the first attempt, then one message object", async () => {
     const before = upstream.requests().length;
     const message = await anthropic("attempt1=status:503").messages.create(params);
-    const [block] = message.content;
-    expect(block?.type === "text" ? block.text : "").toMatch(REPLY);
+    expect(firstText(message)).toMatch(REPLY);
     expect(upstream.requests().length).toBe(before + 2);
   });
 
@@ -105,20 +89,10 @@ describe("@anthropic-ai/sdk against the relay", () => {
     const call = first.content.find((b) => b.type === "tool_use");
     expect(call?.name).toBe("get_weather");
     expect(call?.input).toEqual({ city: expect.any(String) });
-    const second = await client.messages.create({
-      ...params,
-      tools,
-      messages: [
-        ...params.messages,
-        { role: "assistant", content: first.content },
-        {
-          role: "user",
-          content: [{ type: "tool_result", tool_use_id: call!.id, content: "sunny" }],
-        },
-      ],
-    });
-    const [block] = second.content;
-    expect(block?.type === "text" ? block.text : "").toMatch(/^The tool answered: "sunny"/);
+    const second = await client.messages.create(
+      withToolResult(params, tools, first, call!.id, "sunny"),
+    );
+    expect(firstText(second)).toMatch(/^The tool answered: "sunny"/);
   });
 
   it("thinking comes as a thinking block, and sent back it is accepted", async () => {
@@ -135,8 +109,7 @@ describe("@anthropic-ai/sdk against the relay", () => {
         { role: "user", content: "And again" },
       ],
     });
-    const [block] = second.content;
-    expect(block?.type === "text" ? block.text : "").toMatch(/^You said: "And again"/);
+    expect(firstText(second)).toMatch(/^You said: "And again"/);
   });
 
   it("a drop mid-answer: the SDK sees an error, not a complete message", async () => {

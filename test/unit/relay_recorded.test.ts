@@ -3,47 +3,26 @@
 // request: nothing an upstream produced may make the relay or the SDK fail, every tool call of
 // the caller's, of any kind, comes out as a function tool call (numbered from 0; the provider's
 // own calls stay back), and cited sources as `annotations`.
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import OpenAI from "openai";
 import { describe, expect, test } from "vitest";
-import { type ChatResult, type ProtocolName, streamChat } from "../../src/index.ts";
-import { createRelay } from "../../src/relay/app.ts";
+import type { ChatResult, ProtocolName } from "../../src/index.ts";
 import { EXPECTED } from "../recorded/expected.ts";
+import { recordedRelay, recordedResult } from "../support/recorded_relay.ts";
 
 const ROOT = new URL("../recorded/", import.meta.url);
 const answered = Object.entries(EXPECTED).filter(([, expected]) => expected.error === undefined)
   .map(([name, expected]) => ({ name, protocol: expected.protocol }));
 
-function sse(name: string): Response {
-  return new Response(readFileSync(new URL(name, ROOT)), {
-    headers: { "content-type": "text/event-stream" },
-  });
-}
-
 /** A relay whose one upstream answers every request with the recording `name`. */
 function relay(name: string, protocol: ProtocolName): OpenAI {
-  const app = createRelay({
-    upstreams: [{ baseURL: "https://upstream.test/v1", apiKey: "sk-up", protocol, model: "up" }],
-    fetch: () => Promise.resolve(sse(name)),
-    maxRetries: 0,
-  });
+  const app = recordedRelay(name, protocol);
   return new OpenAI({
     baseURL: "http://relay.test/v1",
     apiKey: "unused",
     maxRetries: 0,
     fetch: (input, init) => Promise.resolve(app.request(String(input), init)),
   });
-}
-
-/** What stopstream itself makes of the recording (checked in recorded.test.ts). */
-function direct(name: string, protocol: ProtocolName): Promise<ChatResult> {
-  return streamChat({
-    baseURL: "https://upstream.test/v1",
-    protocol,
-    body: { model: "up", messages: [], input: "Hi", max_tokens: 1 },
-    maxRetries: 0,
-    fetch: () => Promise.resolve(sse(name)),
-  }).result;
 }
 
 /** The caller's calls only: the provider ran the others, and the relay keeps them back. */
@@ -82,7 +61,7 @@ test("the recorded corpus is all here", () => {
 
 describe("the openai SDK's stream helper accepts what the relay makes of each recording", () => {
   test.each(answered)("$name", async ({ name, protocol }) => {
-    const want = await direct(name, protocol);
+    const want = await recordedResult(name, protocol);
     const stream = relay(name, protocol).chat.completions.stream({
       ...request,
       stream_options: { include_usage: true },
@@ -100,7 +79,7 @@ describe("the openai SDK's stream helper accepts what the relay makes of each re
 
 describe("a non-streaming request through the relay gives the same message", () => {
   test.each(answered)("$name", async ({ name, protocol }) => {
-    const want = await direct(name, protocol);
+    const want = await recordedResult(name, protocol);
     const completion = await relay(name, protocol).chat.completions.create(request);
     const message = completion.choices[0]!.message as unknown as Record<string, unknown>;
     expect(message.content ?? "").toBe(want.content);
@@ -118,12 +97,7 @@ interface Choice {
 
 /** The relay's chunks for the recording `name`, streamed, as parsed JSON (`[DONE]` left out). */
 async function relayChunks(name: string, protocol: ProtocolName) {
-  const app = createRelay({
-    upstreams: [{ baseURL: "https://upstream.test/v1", apiKey: "sk-up", protocol, model: "up" }],
-    fetch: () => Promise.resolve(sse(name)),
-    maxRetries: 0,
-  });
-  const response = await app.request("/v1/chat/completions", {
+  const response = await recordedRelay(name, protocol).request("/v1/chat/completions", {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ ...request, stream: true }),
@@ -136,7 +110,7 @@ async function relayChunks(name: string, protocol: ProtocolName) {
 // a refusal, whole (unless an openai-chat upstream sent it after the answer began, which none of
 // the recordings does: their refusals are the whole answer).
 const placed = (await Promise.all(answered.map(async (c) => {
-  const result = await direct(c.name, c.protocol);
+  const result = await recordedResult(c.name, c.protocol);
   return { ...c, annotations: expectedAnnotations(result), refusal: result.refusal || undefined };
 }))).filter((c) => c.annotations !== undefined || c.refusal !== undefined);
 
