@@ -7,7 +7,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { firstText, withToolResult } from "../support/anthropic_turns.ts";
+import { firstText, withFunctionOutput, withToolResult } from "../support/sdk_turns.ts";
 import { type StartedRelay, startRelay } from "../support/npm_start.ts";
 
 let relay: StartedRelay;
@@ -108,16 +108,7 @@ describe("npm start: the openai SDK on /v1/responses", () => {
     const second = await client().responses.create({
       model: "demo",
       tools,
-      input: [
-        { role: "user", content: "Hi" },
-        {
-          type: "function_call",
-          call_id: call!.call_id,
-          name: call!.name,
-          arguments: call!.arguments,
-        },
-        { type: "function_call_output", call_id: call!.call_id, output: "sunny" },
-      ],
+      input: withFunctionOutput(call!, "sunny"),
     });
     expect(second.output_text).toMatch(/^The tool answered: "sunny"/);
   });

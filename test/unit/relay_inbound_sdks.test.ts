@@ -7,7 +7,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { firstText, withToolResult } from "../support/anthropic_turns.ts";
+import { firstText, withFunctionOutput, withToolResult } from "../support/sdk_turns.ts";
 import { startDemoRelay } from "../support/demo_relay.ts";
 import type { NodeServer } from "../support/node_server.ts";
 
@@ -174,16 +174,7 @@ describe("openai SDK responses against the relay", () => {
     const second = await client.responses.create({
       ...params,
       tools,
-      input: [
-        { role: "user", content: "Hi" },
-        {
-          type: "function_call",
-          call_id: call!.call_id,
-          name: call!.name,
-          arguments: call!.arguments,
-        },
-        { type: "function_call_output", call_id: call!.call_id, output: "sunny" },
-      ],
+      input: withFunctionOutput(call!, "sunny"),
     });
     expect(second.output_text).toMatch(/^The tool answered: "sunny"/);
   });

@@ -10,8 +10,8 @@ import { afterEach, describe, expect, test, vi } from "vitest";
 import { streamChat } from "../../src/index.ts";
 import { createRelay } from "../../src/relay/app.ts";
 import type { RelayOptions } from "../../src/relay/options.ts";
-import type { CallLogLine } from "../../src/relay/call_log.ts";
 import { EXPECTED } from "../recorded/expected.ts";
+import { callLines } from "../support/call_lines.ts";
 
 const NAME = "chat/openai_text.sse";
 const RECORDING = new Uint8Array(readFileSync(new URL(`../recorded/${NAME}`, import.meta.url)));
@@ -33,29 +33,6 @@ afterEach(() => vi.restoreAllMocks());
 
 function sse(body: Uint8Array<ArrayBuffer>): Response {
   return new Response(body, { headers: { "content-type": "text/event-stream" } });
-}
-
-/** Every call log line `console.log` gets, and everything else it got. */
-function callLines(): { next(): Promise<CallLogLine>; all: string[] } {
-  const all: string[] = [];
-  const lines: CallLogLine[] = [];
-  let wake: (() => void) | undefined;
-  vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => {
-    const text = args.map(String).join(" ");
-    all.push(text);
-    if (text.startsWith('{"message":"stopstream.call"')) {
-      lines.push(JSON.parse(text) as CallLogLine);
-      wake?.();
-    }
-  });
-  let taken = 0;
-  return {
-    all,
-    async next() {
-      while (lines.length <= taken) await new Promise<void>((resolve) => (wake = resolve));
-      return lines[taken++]!;
-    },
-  };
 }
 
 function relay(

@@ -4,49 +4,15 @@
  */
 
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { CallLogLine } from "../../src/relay/call_log.ts";
 import { chatBody, demoRelay, parseSSE, postChat } from "./helpers.ts";
 import { cancel, follow, readThenDrop, startResumable, streamsRelay } from "./stream_helpers.ts";
+import { callLines } from "../support/call_lines.ts";
 
 const KEY = "sk-relay-Z3x9Qw7Lm2Vb8Kd";
 const AUTH = { authorization: `Bearer ${KEY}` };
 const DEMO_HOST = "demo.stopstream.invalid";
 
 afterEach(() => vi.restoreAllMocks());
-
-/** Every line `console.log` gets; `next()` waits for the next call log line. */
-function callLines(): {
-  next(): Promise<CallLogLine>;
-  find(test: (line: CallLogLine) => boolean): Promise<CallLogLine>;
-  all: string[];
-} {
-  const all: string[] = [];
-  const lines: CallLogLine[] = [];
-  let wake: (() => void) | undefined;
-  vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => {
-    const text = args.map(String).join(" ");
-    all.push(text);
-    if (text.startsWith('{"message":"stopstream.call"')) {
-      lines.push(JSON.parse(text) as CallLogLine);
-      wake?.();
-    }
-  });
-  let taken = 0;
-  return {
-    all,
-    async next() {
-      while (lines.length <= taken) await new Promise<void>((resolve) => (wake = resolve));
-      return lines[taken++]!;
-    },
-    async find(test) {
-      for (;;) {
-        const found = lines.find(test);
-        if (found !== undefined) return found;
-        await new Promise<void>((resolve) => (wake = resolve));
-      }
-    },
-  };
-}
 
 /** The key id the relay should log: 12 hex digits of SHA-256("stopstream key id:" + key). */
 async function keyIdFor(key: string): Promise<string> {

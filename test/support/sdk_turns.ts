@@ -1,11 +1,12 @@
 /**
- * Reading and continuing an Anthropic Messages conversation, for the tests that drive the
- * relay's `/v1/messages` with the official SDK.
+ * Reading and continuing a conversation with the official SDKs, for the tests that drive the
+ * relay's `/v1/messages` (Anthropic) and `/v1/responses` (openai).
  *
  * @module
  */
 
 import type Anthropic from "@anthropic-ai/sdk";
+import type OpenAI from "openai";
 
 /**
  * The text of `message`'s first block, or `""` when it is not a text block.
@@ -45,4 +46,23 @@ export function withToolResult(
       { role: "user", content: [{ type: "tool_result", tool_use_id: toolUseId, content: result }] },
     ],
   };
+}
+
+/**
+ * A Responses `input` that answers the function call `call` with `output`, after the user's "Hi".
+ *
+ * @example
+ * ```ts
+ * await client.responses.create({ model, tools, input: withFunctionOutput(call, "sunny") });
+ * ```
+ */
+export function withFunctionOutput(
+  call: OpenAI.Responses.ResponseFunctionToolCall,
+  output: string,
+): OpenAI.Responses.ResponseInput {
+  return [
+    { role: "user", content: "Hi" },
+    { type: "function_call", call_id: call.call_id, name: call.name, arguments: call.arguments },
+    { type: "function_call_output", call_id: call.call_id, output },
+  ];
 }
