@@ -5,7 +5,12 @@ import type { ChatResult } from "../core/chat_result.ts";
 import { InboundEncoder, type ToolCallEvent } from "./answer_encoder.ts";
 import type { RelayFailure } from "./error_response.ts";
 import { KEEP_ALIVE } from "./keep_alive.ts";
-import { anthropicErrorBody, anthropicUsage, stopReason } from "./anthropic_shapes.ts";
+import {
+  anthropicCitations,
+  anthropicErrorBody,
+  anthropicUsage,
+  stopReason,
+} from "./anthropic_shapes.ts";
 
 type Json = Record<string, unknown>;
 
@@ -114,10 +119,28 @@ export class AnthropicEncoder extends InboundEncoder {
     return `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index},"delta":${delta}}\n\n`;
   }
 
+  /**
+   * The client has the citations only once the answer is whole: they go on the text block still
+   * open, or, when the answer ended on another block, on a text block of their own.
+   */
+  #cite(result: ChatResult): string {
+    const citations = anthropicCitations(result.citations);
+    if (citations === undefined) return "";
+    let text = this.#block("text", TEXT_BLOCK);
+    for (const citation of citations) {
+      text += this.#delta(
+        this.#next - 1,
+        `{"type":"citations_delta","citation":${JSON.stringify(citation)}}`,
+      );
+    }
+    return text;
+  }
+
   protected finish(result: ChatResult): string {
     let text = this.start();
     // A refusal has no event of its own: what the client decoded goes out whole.
     if (result.refusal !== undefined) text += this.text(result.refusal);
+    text += this.#cite(result);
     text += this.#close();
     const delta = { stop_reason: stopReason(result), stop_sequence: null };
     text += sse("message_delta", {

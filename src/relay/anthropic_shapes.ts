@@ -1,6 +1,6 @@
 // Anthropic Messages shapes the relay writes: a message, its stop reason, usage and errors.
 
-import type { ChatResult, FinishReason, Usage } from "../core/chat_result.ts";
+import type { ChatResult, Citation, FinishReason, Usage } from "../core/chat_result.ts";
 import type { RelayFailure } from "./error_response.ts";
 
 type Json = Record<string, unknown>;
@@ -34,6 +34,26 @@ export function anthropicUsage(usage: Usage | undefined): Json {
   const out: Json = { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens };
   if (usage.cachedInputTokens !== undefined) {
     out.cache_read_input_tokens = usage.cachedInputTokens;
+  }
+  return out;
+}
+
+/**
+ * Cited pages as Anthropic's `web_search_result_location`, `undefined` when there are none. It has
+ * no span (a text block is the cited span); `encrypted_index`, Anthropic's pointer into its own
+ * search results, has nothing to come from; a citation without a URL (a file's) has no counterpart.
+ */
+export function anthropicCitations(citations: Citation[] | undefined): Json[] | undefined {
+  let out: Json[] | undefined;
+  for (const c of citations ?? []) {
+    if (c.url === undefined) continue;
+    (out ??= []).push({
+      type: "web_search_result_location",
+      url: c.url,
+      title: c.title ?? null,
+      encrypted_index: "",
+      cited_text: c.citedText ?? "",
+    });
   }
   return out;
 }
@@ -82,7 +102,9 @@ function contentOf(result: ChatResult): Json[] {
     content.push({ type: "thinking", thinking: result.reasoning, signature: "" });
   }
   const text = result.content + (result.refusal ?? "");
-  if (text !== "") content.push({ type: "text", text });
+  const citations = anthropicCitations(result.citations);
+  if (citations !== undefined) content.push({ type: "text", text, citations });
+  else if (text !== "") content.push({ type: "text", text });
   for (const call of result.toolCalls) {
     if (call.providerExecuted === true) continue;
     content.push({

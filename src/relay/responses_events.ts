@@ -1,12 +1,19 @@
 // The answer as OpenAI Responses SSE (`response.created`, output items and their deltas,
-// `response.completed` / `response.incomplete` / `response.failed`), or as one `response` object.
+// `response.completed` / `response.incomplete` / `response.failed`); responses_whole.ts gathers
+// the items of a `stream: false` answer with it.
 
-import type { ChatResult } from "../core/chat_result.ts";
+import type { ChatResult, Citation } from "../core/chat_result.ts";
 import { InboundEncoder, type ToolCallEvent } from "./answer_encoder.ts";
-import type { RelayEvent } from "./chunks.ts";
 import type { RelayFailure } from "./error_response.ts";
 
-import { ending, type Item, itemJson, responseShell, responsesUsage } from "./responses_shapes.ts";
+import {
+  ending,
+  type Item,
+  itemJson,
+  responseShell,
+  responsesUsage,
+  urlCitations,
+} from "./responses_shapes.ts";
 
 type Json = Record<string, unknown>;
 
@@ -79,21 +86,43 @@ export class ResponsesEncoder extends InboundEncoder {
   }
 
   #text(kind: "message" | "reasoning", delta: string): string {
-    let text = "";
-    let item = this.#open;
-    if (item?.kind !== kind) {
-      text = this.start() + this.#close();
-      item = {
-        kind,
-        id: `${kind === "message" ? "msg" : "rs"}_${this.#id.slice(5)}_${this.#items.length}`,
-        text: "",
-        callId: "",
-        name: "",
-      };
-      text += this.#add(item);
-    }
+    const text = this.#open?.kind === kind ? "" : this.#begin(kind);
+    const item = this.#open!;
     item.text += delta;
     return text + this.#delta(kind === "message" ? TEXT_DELTA : SUMMARY_DELTA, item, delta);
+  }
+
+  #begin(kind: "message" | "reasoning"): string {
+    return this.start() + this.#close() + this.#add({
+      kind,
+      id: `${kind === "message" ? "msg" : "rs"}_${this.#id.slice(5)}_${this.#items.length}`,
+      text: "",
+      callId: "",
+      name: "",
+    });
+  }
+
+  /**
+   * The client has the citations only once the answer is whole: they go on the message item still
+   * open, or, when the answer ended on another item, on a message of their own.
+   */
+  cite(citations: Citation[] | undefined): string {
+    const open = this.#open?.kind === "message" ? this.#open : undefined;
+    let from = 0;
+    for (const item of this.#items) {
+      if (item.kind === "message" && item !== open) from += item.text.length;
+    }
+    const annotations = urlCitations(citations, from, open?.text.length ?? 0);
+    if (annotations === undefined) return "";
+    let text = open === undefined ? this.#begin("message") : "";
+    const item = this.#open!;
+    item.annotations = annotations;
+    const where = { item_id: item.id, output_index: this.#items.length - 1, content_index: 0 };
+    for (let i = 0; i < annotations.length; i++) {
+      const added = { ...where, annotation_index: i, annotation: annotations[i] };
+      text += this.#sse("response.output_text.annotation.added", added);
+    }
+    return text;
   }
 
   /** A delta event, written without building its object: one per token. */
@@ -139,7 +168,7 @@ export class ResponsesEncoder extends InboundEncoder {
     const where = { item_id: item.id, output_index: this.#items.indexOf(item) };
     let text = "";
     if (item.kind === "message") {
-      const part = { type: "output_text", text: item.text, annotations: [] };
+      const part = { type: "output_text", text: item.text, annotations: item.annotations ?? [] };
       text += this.#sse("response.output_text.done", {
         ...where,
         content_index: 0,
@@ -168,6 +197,7 @@ export class ResponsesEncoder extends InboundEncoder {
   protected finish(result: ChatResult): string {
     let text = this.start();
     if (result.refusal !== undefined) text += this.#text("message", result.refusal);
+    text += this.cite(result.citations);
     // Calls still open (parallel calls) are closed in order.
     text += this.#close();
     const end = ending(result);
@@ -194,43 +224,4 @@ export class ResponsesEncoder extends InboundEncoder {
     const data = JSON.stringify({ type, sequence_number: this.#seq++, ...fields });
     return `event: ${type}\ndata: ${data}\n\n`;
   }
-}
-
-/** A `stream: false` answer: the upstream's own items when it spoke the Responses API. */
-export function toResponse(result: ChatResult, id: string, model: string): Json {
-  const own = result.target?.protocol === "openai-responses" && Array.isArray(result.output);
-  const encoder = new ResponsesEncoder(id, model);
-  let output: unknown = result.output;
-  if (!own) {
-    // The same items a stream would have written, gathered from the result.
-    const events: RelayEvent[] = [];
-    if (result.reasoning !== "") events.push({ type: "reasoning", text: result.reasoning });
-    const text = result.content + (result.refusal ?? "");
-    if (text !== "") events.push({ type: "text", text });
-    for (const call of result.toolCalls) {
-      events.push({
-        type: "tool-call",
-        index: call.index,
-        id: call.id,
-        name: call.name,
-        ...(call.type !== undefined ? { toolType: call.type } : {}),
-        ...(call.providerExecuted ? { providerExecuted: true } : {}),
-      });
-      events.push({ type: "tool-call-delta", index: call.index, argumentsDelta: call.arguments });
-    }
-    for (const event of events) encoder.encode(event);
-    output = encoder.items();
-  }
-  const end = ending(result);
-  return {
-    ...responseShell(
-      result.id || id,
-      result.model || model,
-      Math.floor(Date.now() / 1000),
-      String(end.status),
-    ),
-    ...end,
-    output,
-    usage: responsesUsage(result.usage),
-  };
 }

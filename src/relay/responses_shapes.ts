@@ -1,6 +1,6 @@
 // The Responses API's shapes the relay writes: a response, its output items, its usage.
 
-import type { ChatResult, Usage } from "../core/chat_result.ts";
+import type { ChatResult, Citation, Usage } from "../core/chat_result.ts";
 
 type Json = Record<string, unknown>;
 
@@ -13,6 +13,33 @@ export interface Item {
   name: string;
   /** Its `item_id` and `output_index` as delta events write them, once made. */
   where?: string;
+  /** A message's `url_citation` annotations, set at the end of the answer. */
+  annotations?: Json[];
+}
+
+/**
+ * Cited pages as `url_citation` annotations of a message item whose text is the answer's from
+ * `from` on, `length` long (spans count from its start; one outside it, or none, is 0–0),
+ * `undefined` when there are none. A citation without a URL (a document's) has no counterpart.
+ */
+export function urlCitations(
+  citations: Citation[] | undefined,
+  from: number,
+  length: number,
+): Json[] | undefined {
+  let out: Json[] | undefined;
+  for (const { url, title, start = -1, end = -1 } of citations ?? []) {
+    if (url === undefined) continue;
+    const inside = start >= from && end >= start && end <= from + length;
+    (out ??= []).push({
+      type: "url_citation",
+      url,
+      title: title ?? url,
+      start_index: inside ? start - from : 0,
+      end_index: inside ? end - from : 0,
+    });
+  }
+  return out;
 }
 
 export function responsesUsage(usage: Usage | undefined): Json | null {
@@ -58,7 +85,8 @@ export function responseShell(id: string, model: string, createdAt: number, stat
 export function itemJson(item: Item, status: string, empty: boolean): Json {
   const text = empty ? "" : item.text;
   if (item.kind === "message") {
-    const content = empty ? [] : [{ type: "output_text", text, annotations: [] }];
+    const annotations = item.annotations ?? [];
+    const content = empty ? [] : [{ type: "output_text", text, annotations }];
     return { id: item.id, type: "message", status, role: "assistant", content };
   }
   if (item.kind === "reasoning") {

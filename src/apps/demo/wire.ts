@@ -9,7 +9,8 @@ import { AnthropicEncoder } from "../../relay/anthropic_events.ts";
 import { anthropicToChat, checkAnthropic } from "../../relay/anthropic_request.ts";
 import { toAnthropicMessage } from "../../relay/anthropic_shapes.ts";
 import { isRecord } from "../../relay/request_body.ts";
-import { ResponsesEncoder, toResponse } from "../../relay/responses_events.ts";
+import { ResponsesEncoder } from "../../relay/responses_events.ts";
+import { toResponse } from "../../relay/responses_whole.ts";
 import { checkResponses, responsesToChat } from "../../relay/responses_request.ts";
 import type { DemoPlan } from "./reply.ts";
 
