@@ -1,17 +1,29 @@
-import { Hono } from "hono";
+import { type Handler, Hono } from "hono";
 import { cors } from "hono/cors";
 import { ATTEMPTS_HEADER, STREAM_ID_HEADER, UPSTREAM_HEADER } from "../core/constants.ts";
 import { requireKey } from "./auth.ts";
 import { CallGuards } from "./call_guards.ts";
 import { chatRoute } from "./chat_route.ts";
-import { anthropicErrorBody } from "./anthropic_shapes.ts";
 import { countTokensRoute } from "./count_tokens.ts";
-import { INBOUND } from "./inbound.ts";
-import { errorResponse, methodNotAllowed, noStreams, notFound } from "./error_response.ts";
+import { INBOUND, type Inbound } from "./inbound.ts";
+import {
+  errorResponse,
+  methodNotAllowed,
+  noStreams,
+  notFound,
+  UNEXPECTED,
+} from "./error_response.ts";
 import { modelsRoute } from "./models_route.ts";
 import type { RelayOptions } from "./options.ts";
 import { resolveRelayOptions } from "./option_rules.ts";
 import { streamRoutes, type StreamsConfig } from "./streams/routes.ts";
+
+/** The routes of the protocols a caller may speak, each in its own error shape. */
+const CHAT_ROUTES = [
+  ["/v1/chat/completions", "openai-chat"],
+  ["/v1/messages", "anthropic-messages"],
+  ["/v1/responses", "openai-responses"],
+] as const;
 
 /**
  * Create the relay: `POST /v1/chat/completions`, `POST /v1/messages` (and its
@@ -51,22 +63,30 @@ export function createRelay(options: RelayOptions): Hono {
     );
   }
   app.get("/healthz", (c) => c.json({ status: "ok" }));
-  app.use("/v1/*", requireKey(config.keys));
-  app.get("/v1/models", modelsRoute(config));
   // The cooldowns and limits every route of this relay shares: they live as long as it.
   const guards = new CallGuards(config);
-  const route = (path: string, inbound: keyof typeof INBOUND): void => {
-    app.post(path, chatRoute(config, streams, INBOUND[inbound], guards));
-    app.all(path, (c) => methodNotAllowed(c.req.method, "POST", INBOUND[inbound].errorBody));
+  // Each protocol's routes check the key themselves, so a 401 is in their protocol's shape
+  // wherever the relay is mounted; they answer before the key check of the other routes below.
+  const route = (path: string, inbound: Inbound, handler: Handler): void => {
+    const keyed = requireKey(config.keys, inbound.errorBody);
+    // Not the app's `onError`: that one cannot tell which protocol's route failed.
+    app.post(path, keyed, async (c, next) => {
+      try {
+        return await handler(c, next);
+      } catch {
+        return errorResponse(UNEXPECTED, undefined, inbound.errorBody);
+      }
+    });
+    app.all(path, keyed, (c) => methodNotAllowed(c.req.method, "POST", inbound.errorBody));
   };
-  route("/v1/chat/completions", "openai-chat");
-  route("/v1/messages", "anthropic-messages");
-  route("/v1/responses", "openai-responses");
-  app.post("/v1/messages/count_tokens", countTokensRoute(config));
-  app.all(
-    "/v1/messages/count_tokens",
-    (c) => methodNotAllowed(c.req.method, "POST", anthropicErrorBody),
-  );
+  for (const [path, protocol] of CHAT_ROUTES) {
+    route(path, INBOUND[protocol], chatRoute(config, streams, INBOUND[protocol], guards));
+  }
+  route("/v1/messages/count_tokens", INBOUND["anthropic-messages"], countTokensRoute(config));
+  // The other routes answer in OpenAI's shape; a stream's route too, as long as the stream is
+  // unknown (a refused key, an unknown id).
+  app.use("/v1/*", requireKey(config.keys));
+  app.get("/v1/models", modelsRoute(config));
   if (streams !== undefined) app.route("/", streamRoutes(streams));
 
   // Routes, not only `notFound`: mounted in another app (`app.route`), the relay's `notFound`
@@ -78,13 +98,6 @@ export function createRelay(options: RelayOptions): Hono {
     (c) => streams === undefined ? noStreams() : notFound(c.req.method, c.req.path),
   );
   app.notFound((c) => notFound(c.req.method, c.req.path));
-  app.onError(() =>
-    errorResponse({
-      status: 500,
-      message: "The relay failed unexpectedly.",
-      type: "server_error",
-      code: null,
-    })
-  );
+  app.onError(() => errorResponse(UNEXPECTED));
   return app;
 }

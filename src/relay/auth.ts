@@ -1,28 +1,30 @@
 import type { MiddlewareHandler } from "hono";
-import { anthropicErrorBody } from "./anthropic_shapes.ts";
-import { errorBody, errorResponse } from "./error_response.ts";
+import { errorBody, errorResponse, type RelayFailure } from "./error_response.ts";
 
 const encoder = new TextEncoder();
 
 /**
  * A 401 unless the request carries one of `keys` (none: every request passes), as
- * `Authorization: Bearer <key>` or, as Anthropic's SDKs send it, `x-api-key: <key>`.
+ * `Authorization: Bearer <key>` or, as Anthropic's SDKs send it, `x-api-key: <key>`. `shape`
+ * is the error body of the protocol the route speaks: each route checks the key itself.
  */
-export function requireKey(keys: readonly string[]): MiddlewareHandler {
+export function requireKey(
+  keys: readonly string[],
+  shape: (failure: RelayFailure) => unknown = errorBody,
+): MiddlewareHandler {
   const isAuthorized = createKeyCheck(keys);
   return async (c, next) => {
     if (await isAuthorized(callerAuthorization(c.req.raw.headers))) return next();
-    const anthropic = c.req.path.startsWith("/v1/messages");
     return errorResponse(
       {
         status: 401,
-        message: "Missing or invalid relay key; send `Authorization: Bearer <key>`" +
-          (anthropic ? " or `x-api-key: <key>`." : "."),
-        type: anthropic ? "authentication_error" : "invalid_request_error",
+        message: "Missing or invalid relay key; send `Authorization: Bearer <key>` or " +
+          "`x-api-key: <key>`.",
+        type: "invalid_request_error",
         code: "invalid_api_key",
       },
       { "www-authenticate": "Bearer" },
-      anthropic ? anthropicErrorBody : errorBody,
+      shape,
     );
   };
 }

@@ -7,10 +7,11 @@
 import type { Context } from "hono";
 import { noop } from "../core/constants.ts";
 import type { Caller } from "./caller.ts";
+import type { RelayFailure } from "./error_response.ts";
 import { UpstreamCooldowns, type UpstreamRoute } from "./cooldown.ts";
 import { keepRunning } from "./durable.ts";
 import { SharedCooldowns, SharedHealth } from "./health/shared_health.ts";
-import { KeyLimits, type Lease } from "./limits/key_limits.ts";
+import { KeyLimits, Lease } from "./limits/key_limits.ts";
 import type { ResolvedRelayOptions } from "./options.ts";
 
 /** One per route handler (an isolate). */
@@ -46,10 +47,10 @@ export class CallGuards {
     return this.#health !== undefined || this.#limits !== undefined;
   }
 
-  /** A 429 to answer at once, or the call's way on. */
-  async admit(c: Context, caller: Caller): Promise<Response | Admitted> {
+  /** A 429 to answer at once (in the route's shape), or the call's way on. */
+  async admit(c: Context, caller: Caller): Promise<RelayFailure | Admitted> {
     const lease = await this.#limits?.acquire(caller.hash);
-    if (lease instanceof Response) return lease;
+    if (lease !== undefined && !(lease instanceof Lease)) return lease;
     return new Admitted(c, this.cooldowns, this.#health, caller, lease);
   }
 }

@@ -9,7 +9,7 @@ import { ATTEMPTS_HEADER, UPSTREAM_HEADER } from "../core/constants.ts";
 import { identify } from "./caller.ts";
 import { type CallBudget, CallerBudgets, watchAnswer } from "./caller_budget.ts";
 import { abortOnDisconnect } from "./caller_signal.ts";
-import type { Admitted, CallGuards } from "./call_guards.ts";
+import { Admitted, type CallGuards } from "./call_guards.ts";
 import { type CallLogStart, logWhenSettled } from "./call_log.ts";
 import type { UpstreamRoute } from "./cooldown.ts";
 import { errorResponse as failureResponse, type RelayFailure } from "./error_response.ts";
@@ -75,7 +75,7 @@ export function chatRoute(
     const caller = await identify(c.req.raw, keyed, guards.hashes);
     // Per-key limits answer before any upstream is asked.
     const admitted = await guards.admit(c, caller);
-    if (admitted instanceof Response) return admitted;
+    if (!(admitted instanceof Admitted)) return errorResponse(admitted);
     const route = admitted.route(usable);
     const budget = budgets?.of(caller.id);
     const upstream = createUpstreamFetch(config.fetch);

@@ -25,6 +25,14 @@ export function errorBody(failure: RelayFailure): { error: Record<string, unknow
   };
 }
 
+/** A thrown error the relay did not expect: no detail, which could tell secrets. */
+export const UNEXPECTED: RelayFailure = {
+  status: 500,
+  message: "The relay failed unexpectedly.",
+  type: "server_error",
+  code: null,
+};
+
 export function notFound(method: string, path: string): Response {
   return errorResponse({
     status: 404,

@@ -10,6 +10,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { EventLog } from "../../src/relay/streams/event_log.ts";
 import { readEvents } from "../../src/relay/streams/reader.ts";
+import { StreamErrors } from "../../src/relay/streams/stream_errors.ts";
 import { type Batch, StreamStore } from "../../src/relay/streams/stream_store.ts";
 
 /** A store keeping batches in an array; `reads` counts the reads of stored rows. */
@@ -151,7 +152,7 @@ describe("readEvents", () => {
     await closing;
 
     const keepAliveMs = 20;
-    const reader = readEvents(log, 0, keepAliveMs).getReader();
+    const reader = readEvents(log, 0, keepAliveMs, new StreamErrors()).getReader();
     const decoder = new TextDecoder();
     let text = "";
     let reads = 0;

@@ -11,7 +11,7 @@ import type { Hono } from "hono";
 import { expect, inject } from "vitest";
 import { createRelay } from "../../src/relay/app.ts";
 import type { RelayOptions } from "../../src/relay/options.ts";
-import type { StreamMeta } from "../../src/relay/streams/stream_store.ts";
+import type { StreamAnswer, StreamMeta } from "../../src/relay/streams/stream_store.ts";
 import { chatBody, postChat } from "./helpers.ts";
 
 // What fault_server.global.ts provides (that file runs in Node, outside this tsconfig).
@@ -186,7 +186,11 @@ export function streamStub(id: string) {
 }
 
 /** The `stream` row of a stream that has just started, as `RelayStream` writes it. */
-export function runningMeta(id: string, created = Date.now()): StreamMeta {
+export function runningMeta(
+  id: string,
+  created = Date.now(),
+  answer: StreamAnswer = { protocol: "openai-chat", id: "chatcmpl-1", model: "m" },
+): StreamMeta {
   return {
     id,
     owner: "",
@@ -199,5 +203,6 @@ export function runningMeta(id: string, created = Date.now()): StreamMeta {
     events: 0,
     bytes: 0,
     writes: 0,
+    answer,
   };
 }

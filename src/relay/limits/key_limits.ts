@@ -4,7 +4,7 @@
  */
 
 import { noop } from "../../core/constants.ts";
-import { errorResponse } from "../error_response.ts";
+import type { RelayFailure } from "../error_response.ts";
 import { type RelayNamespace, stubOf } from "../durable.ts";
 import type { AcquireAnswer, AcquireRequest } from "./relay_limits.ts";
 
@@ -53,10 +53,11 @@ export class KeyLimits {
   }
 
   /**
-   * A 429 to answer, a lease to release when the call ends, or `undefined` (no slot to hold). An
-   * unreachable object lets the call through: limits protect, they must not take the relay down.
+   * A 429 to answer (in the shape of the caller's protocol), a lease to release when the call
+   * ends, or `undefined` (no slot to hold). An unreachable object lets the call through: limits
+   * protect, they must not take the relay down.
    */
-  async acquire(caller: string): Promise<Response | Lease | undefined> {
+  async acquire(caller: string): Promise<RelayFailure | Lease | undefined> {
     const stub = stubOf(this.#namespace, `limits:${caller}`);
     const body: AcquireRequest = { ...this.#settings, leaseMs: LEASE_MS };
     let answer: AcquireAnswer;
@@ -89,9 +90,9 @@ function send(
 function refusal(
   answer: Extract<AcquireAnswer, { refused: string }>,
   settings: KeyLimitSettings,
-): Response {
+): RelayFailure {
   const rpm = answer.refused === "rpm";
-  return errorResponse({
+  return {
     status: 429,
     message: rpm
       ? `Rate limit reached: this key may send ${settings.rpm} requests per minute; ` +
@@ -101,5 +102,5 @@ function refusal(
     type: "rate_limit_error",
     code: rpm ? "rate_limit_exceeded" : "too_many_concurrent_requests",
     headers: { "retry-after": String(answer.retryAfterS) },
-  });
+  };
 }

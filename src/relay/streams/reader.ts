@@ -1,30 +1,50 @@
 /** One reader of a resumable stream: the stored events after its position, then live ones. */
 
-import { errorEvent, errorResponse } from "../error_response.ts";
+import type { RelayFailure } from "../error_response.ts";
 import { KEEP_ALIVE, STALLED_KEEP_ALIVES } from "../keep_alive.ts";
 import type { EventLog } from "./event_log.ts";
+import type { StreamErrors } from "./stream_errors.ts";
 
 const textEncoder = new TextEncoder();
 const KEEP_ALIVE_BYTES = textEncoder.encode(KEEP_ALIVE);
 /** A reader cut by the stream's expiry is told, never left with a silently short answer. */
-const EXPIRED_BYTES = textEncoder.encode(errorEvent({
+const EXPIRED: RelayFailure = {
   status: 410,
   message: "The stream expired while it was being read, so the rest of it is gone; send the " +
     "request again.",
   type: "invalid_request_error",
   code: "stream_expired",
-}));
+};
+
+/** A `Last-Event-ID` (or `?after=`): an event id, a whole number. */
+export const EVENT_ID = /^(?:0|[1-9]\d{0,14})$/;
 
 /** `retry-after` is one keep-alive interval: by then a departed reader's place is free. */
-export function tooManyReaders(maxReaders: number, keepAliveMs: number): Response {
-  return errorResponse({
+export function tooManyReaders(maxReaders: number, keepAliveMs: number): RelayFailure {
+  return {
     status: 429,
     message: `This stream already has ${maxReaders} readers, the most this relay serves at ` +
       "once; close one of them, or try again once one has ended.",
     type: "rate_limit_error",
     code: "too_many_readers",
     headers: { "retry-after": String(Math.max(1, Math.ceil(keepAliveMs / 1000))) },
-  });
+  };
+}
+
+/** A position that is no event id, or one past the last event so far. */
+export function afterTheEnd(given: string, last: number): RelayFailure {
+  const failure = { status: 400, type: "invalid_request_error", code: "invalid_last_event_id" };
+  if (!EVENT_ID.test(given)) {
+    const shown = JSON.stringify(given.slice(0, 40));
+    return {
+      ...failure,
+      message: `Last-Event-ID (or ?after=) must be an event id, a whole number, got ${shown}.`,
+    };
+  }
+  return {
+    ...failure,
+    message: `Last-Event-ID ${given} is after the last event of this stream so far (${last}).`,
+  };
 }
 
 /**
@@ -35,6 +55,7 @@ export function readEvents(
   log: EventLog,
   after: number,
   keepAliveMs: number,
+  errors: StreamErrors,
 ): ReadableStream<Uint8Array> {
   let position = after;
   let noted = 0;
@@ -112,7 +133,9 @@ export function readEvents(
       if (log.ended) {
         stop();
         // Deleted before this reader got the last event: told, not cut short in silence.
-        if (log.forgotten && position < log.lastVisible) controller.enqueue(EXPIRED_BYTES);
+        if (log.forgotten && position < log.lastVisible) {
+          controller.enqueue(textEncoder.encode(errors.event(EXPIRED, position)));
+        }
         controller.close();
         return;
       }

@@ -7,11 +7,12 @@ import type { RelayFetch } from "../options.ts";
 import { noop, STREAM_ID_HEADER } from "../../core/constants.ts";
 import { redact } from "../../core/redact.ts";
 import { sameHash } from "../auth.ts";
-import { errorEvent, errorResponse } from "../error_response.ts";
+import { errorResponse } from "../error_response.ts";
 import { SSE_HEADERS } from "../sse_response.ts";
 import { EventLog } from "./event_log.ts";
 import { describeStream } from "./stream_state.ts";
-import { readEvents, tooManyReaders } from "./reader.ts";
+import { afterTheEnd, EVENT_ID, readEvents, tooManyReaders } from "./reader.ts";
+import { answerOf, StreamErrors } from "./stream_errors.ts";
 import { INTERRUPTED, secretsOf, START_FAILED, StreamRun } from "./stream_run.ts";
 import {
   type StreamMeta,
@@ -79,7 +80,7 @@ export class RelayStream {
     if (meta === undefined) return streamNotFound();
     if (pathname === "/events") {
       const readers = Number(searchParams.get("readers")) || MAX_READERS;
-      return this.#follow(meta, Number(searchParams.get("after") ?? 0), readers);
+      return this.#follow(meta, searchParams.get("after") ?? "0", readers);
     }
     if (pathname === "/status") {
       return Response.json(describeStream(meta, this.#log, this.#store.writes));
@@ -123,7 +124,7 @@ export class RelayStream {
       log = new EventLog(this.#store, plan.maxBytes, 1);
       run = new StreamRun(plan, log, this.#fetch); // checks the call's options; sends nothing yet
       const { id, owner, ttlMs: ttl, keepAliveMs: keepAlive } = plan;
-      this.#store.create({ id, owner, created, ttl, keepAlive });
+      this.#store.create({ id, owner, created, ttl, keepAlive, answer: answerOf(plan) });
       await this.#ctx.storage.setAlarm(created + HEARTBEAT_MS);
     } catch (error) {
       return await this.#notStarted(error, plan);
@@ -139,8 +140,9 @@ export class RelayStream {
     this.#recorded = run.start(request.signal).then((status) => this.#record(status));
     this.#ctx.waitUntil?.(this.#recorded);
     const failure = await run.committed;
-    if (failure !== undefined) return errorResponse(failure, run.report);
-    return new Response(readEvents(log, 0, plan.keepAliveMs), {
+    const errors = new StreamErrors(answerOf(plan));
+    if (failure !== undefined) return errors.response(failure, run.report);
+    return new Response(readEvents(log, 0, plan.keepAliveMs, errors), {
       headers: { ...SSE_HEADERS, ...run.report, ...run.headers, [STREAM_ID_HEADER]: plan.id },
     });
   }
@@ -153,7 +155,7 @@ export class RelayStream {
       const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
       console.error(`stopstream relay: a resumable stream did not start: ${redact(what, secrets)}`);
     }
-    return errorResponse(START_FAILED);
+    return new StreamErrors(plan && answerOf(plan)).response(START_FAILED);
   }
 
   /**
@@ -164,10 +166,9 @@ export class RelayStream {
     let meta = this.#store.meta();
     if (meta === undefined) return undefined;
     if (meta.status === "running" && this.#run === undefined) {
-      this.#log ??= EventLog.restore(this.#store, false);
-      this.#recorded ??= this.#log.close(errorEvent(INTERRUPTED)).then(() =>
-        this.#record("failed")
-      );
+      const log = this.#log ??= EventLog.restore(this.#store, false);
+      const interrupted = new StreamErrors(meta.answer).event(INTERRUPTED, log.lastVisible);
+      this.#recorded ??= log.close(interrupted).then(() => this.#record("failed"));
       await this.#recorded;
       meta = this.#store.meta();
       if (meta === undefined) return undefined;
@@ -179,24 +180,22 @@ export class RelayStream {
     return meta.owner === "" || sameHash(meta.owner, owner) ? meta : undefined;
   }
 
-  #follow(meta: StreamMeta, after: number, maxReaders: number): Response {
+  #follow(meta: StreamMeta, given: string, maxReaders: number): Response {
+    const errors = new StreamErrors(meta.answer);
     const log = this.#log ??= EventLog.restore(this.#store, meta.status !== "running");
+    const after = EVENT_ID.test(given) ? Number(given) : undefined;
     // Nothing will come after: the SSE standard's way to stop an EventSource reconnecting, which
     // it does after every end of a body, `[DONE]` included, with the last id it saw.
-    if (log.ended && after >= log.lastVisible) {
+    if (after !== undefined && log.ended && after >= log.lastVisible) {
       return new Response(null, { status: 204, headers: { [STREAM_ID_HEADER]: meta.id } });
     }
-    if (after > log.lastVisible) {
-      return errorResponse({
-        status: 400,
-        message: `Last-Event-ID ${after} is after the last event of this stream so far ` +
-          `(${log.lastVisible}).`,
-        type: "invalid_request_error",
-        code: "invalid_last_event_id",
-      });
+    if (after === undefined || after > log.lastVisible) {
+      return errors.response(afterTheEnd(given, log.lastVisible));
     }
-    if (log.readers >= maxReaders) return tooManyReaders(maxReaders, meta.keepAlive);
-    return new Response(readEvents(log, after, meta.keepAlive), {
+    if (log.readers >= maxReaders) {
+      return errors.response(tooManyReaders(maxReaders, meta.keepAlive));
+    }
+    return new Response(readEvents(log, after, meta.keepAlive, errors), {
       headers: { ...SSE_HEADERS, [STREAM_ID_HEADER]: meta.id },
     });
   }

@@ -1,5 +1,7 @@
 /** A resumable stream's SQLite rows. No upstream key and no request body is ever stored. */
 
+import type { ProtocolName } from "../../core/chat_options.ts";
+
 /** The slice of a SQLite-backed Durable Object's `ctx.storage` the relay uses. */
 export interface StreamStorage {
   /** The object's SQLite database. */
@@ -21,6 +23,13 @@ export interface StreamStorage {
 
 export type StreamStatus = "running" | "completed" | "failed" | "cancelled";
 
+/** What the relay writes in the stream's name: the caller's protocol, the answer's id and model. */
+export interface StreamAnswer {
+  protocol: ProtocolName;
+  id: string;
+  model: string;
+}
+
 export interface StreamMeta {
   id: string;
   /** SHA-256 of the creating key (hex), or `""`: any caller the relay lets in may read it. */
@@ -39,6 +48,7 @@ export interface StreamMeta {
   bytes: number;
   /** SQLite rows written for this stream, this row's final update included. */
   writes: number;
+  answer: StreamAnswer;
 }
 
 /** Events `first`…`last` with their `id:` lines, as the UTF-8 readers are sent. */
@@ -58,12 +68,15 @@ export class StreamStore {
   }
 
   /** A new stream's row: running, with nothing stored yet. */
-  create(meta: Pick<StreamMeta, "id" | "owner" | "created" | "ttl" | "keepAlive">): void {
+  create(
+    meta: Pick<StreamMeta, "id" | "owner" | "created" | "ttl" | "keepAlive" | "answer">,
+  ): void {
     this.#exec(
       "CREATE TABLE IF NOT EXISTS stream (id TEXT NOT NULL, owner TEXT NOT NULL, " +
         "status TEXT NOT NULL, created INTEGER NOT NULL, ended INTEGER, expires INTEGER, " +
         "ttl INTEGER NOT NULL, keep_alive INTEGER NOT NULL, events INTEGER NOT NULL, " +
-        "bytes INTEGER NOT NULL, writes INTEGER NOT NULL)",
+        "bytes INTEGER NOT NULL, writes INTEGER NOT NULL, protocol TEXT, answer_id TEXT, " +
+        "model TEXT)",
     );
     this.#exec(
       "CREATE TABLE IF NOT EXISTS batches (last INTEGER PRIMARY KEY, first INTEGER NOT NULL, " +
@@ -71,13 +84,17 @@ export class StreamStore {
     );
     // The tables are bookkeeping, not stream data: only rows of the two tables count.
     this.writes = 0;
+    const { protocol, id, model } = meta.answer;
     this.#exec(
-      "INSERT INTO stream VALUES (?, ?, 'running', ?, NULL, NULL, ?, ?, 0, 0, 0)",
+      "INSERT INTO stream VALUES (?, ?, 'running', ?, NULL, NULL, ?, ?, 0, 0, 0, ?, ?, ?)",
       meta.id,
       meta.owner,
       meta.created,
       meta.ttl,
       meta.keepAlive,
+      protocol,
+      id,
+      model,
     );
   }
 
@@ -101,6 +118,12 @@ export class StreamStore {
       events: Number(row.events),
       bytes: Number(row.bytes),
       writes: Number(row.writes),
+      // A row from before the protocol was stored: its errors in OpenAI chat's shape, as then.
+      answer: {
+        protocol: (row.protocol ?? "openai-chat") as ProtocolName,
+        id: String(row.answer_id ?? ""),
+        model: String(row.model ?? ""),
+      },
     };
   }
 

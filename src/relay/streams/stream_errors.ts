@@ -1,0 +1,45 @@
+/**
+ * The errors the relay itself writes about a resumable stream (its restart, its expiry, a reader
+ * refused), in the protocol the stream was started in: an SDK of that protocol must see an error,
+ * never a shorter answer it takes for whole.
+ */
+
+import { errorResponse, type RelayFailure } from "../error_response.ts";
+import { encoderFor, INBOUND } from "../inbound.ts";
+import type { StreamAnswer } from "./stream_store.ts";
+import type { StartPlan } from "./wire.ts";
+
+/** The start of a Responses event's data, as the relay's encoder writes it. */
+const SEQUENCE = /^(data: \{"type":"[\w.]+","sequence_number":)(\d+)/gm;
+
+/** A stream whose protocol is not known (a plan that could not be read): OpenAI chat's shape. */
+const UNKNOWN: StreamAnswer = { protocol: "openai-chat", id: "", model: "" };
+
+export class StreamErrors {
+  readonly #answer: StreamAnswer;
+
+  constructor(answer: StreamAnswer = UNKNOWN) {
+    this.#answer = answer;
+  }
+
+  /** An HTTP error in the stream's protocol's error shape. */
+  response(failure: RelayFailure, headers?: HeadersInit): Response {
+    return errorResponse(failure, headers, INBOUND[this.#answer.protocol].errorBody);
+  }
+
+  /**
+   * The events that end the stream as failed, for a reader that got `events` events: Responses
+   * events carry a `sequence_number`, and the events so far took 0 to `events - 1`.
+   */
+  event(failure: RelayFailure, events: number): string {
+    const { protocol, id, model } = this.#answer;
+    const text = encoderFor({ id, model, includeUsage: false, protocol }).fail(failure);
+    if (protocol !== "openai-responses") return text;
+    return text.replace(SEQUENCE, (_, start: string, n: string) => `${start}${events + Number(n)}`);
+  }
+}
+
+/** What a stream's row keeps of its plan's answer. */
+export function answerOf({ chat }: StartPlan): StreamAnswer {
+  return { protocol: chat.protocol ?? "openai-chat", id: chat.id, model: chat.model };
+}
