@@ -19,6 +19,7 @@ import { renderMarkdown } from "./lib/report.mjs";
 import { relayBench } from "./lib/relay_bench.mjs";
 import { resumeBench } from "./lib/resume_bench.mjs";
 import { outageBench } from "./lib/outage_bench.mjs";
+import { inboundBench } from "./lib/inbound_bench.mjs";
 import { measureAll as measureBundles } from "../scripts/bundle-size.mjs";
 
 const RESULTS = new URL("./results/latest.json", import.meta.url);
@@ -167,6 +168,7 @@ async function main() {
     interrupt: {},
     ttfd: {},
     relay: { status: "not run" },
+    inbound: { status: "not run" },
     resume: { status: "not run" },
     outage: { status: "not run" },
     bundles: [],
@@ -191,6 +193,9 @@ async function main() {
     if (!only || only.test("ttfd")) results.ttfd = await timed("ttfd", () => ttfd(plan, server));
     if (!only || only.test("relay")) {
       results.relay = await timed("relay", () => relayBench(plan.relay, server, log));
+    }
+    if (!only || only.test("inbound")) {
+      results.inbound = await timed("inbound", () => inboundBench(plan.inbound, log));
     }
     if (!only || only.test("resume")) {
       results.resume = await timed("resume", () => resumeBench(plan.resume, server, log));

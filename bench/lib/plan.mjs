@@ -61,6 +61,9 @@ export function makePlan(quick) {
         ? { streams: 60, waves: 1, control: false }
         : { streams: 300, waves: 3, control: true },
     },
+    // The relay's inbound routes (issue #28), in-process in Node: a fresh process per route and
+    // round, rounds interleaved.
+    inbound: { n: quick ? 20_000 : 100_000, runs: quick ? 1 : 5, trials: quick ? 5 : 20 },
     resume: { trials: quick ? 20 : 100, n: quick ? 20_000 : 100_000, runs: quick ? 1 : 3 },
     // Cooldown and the retry budget (issue #13): 200 sequential requests with the primary down
     // (the issue's figure, also in --quick), and a sustained outage (the relay's one upstream

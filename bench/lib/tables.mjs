@@ -4,6 +4,7 @@ import { ALL, INTERRUPT, PHASES, TTFD } from "./plan.mjs";
 import { bundleTables } from "./bundle_report.mjs";
 import { relayTables } from "./relay_report.mjs";
 import { resumeTables } from "./resume_bench.mjs";
+import { inboundTables } from "./inbound_bench.mjs";
 import { outageTables } from "./outage_bench.mjs";
 
 /** Milliseconds, with fewer decimals as they grow. */
@@ -169,6 +170,7 @@ export function allTables(results) {
     ...interruptTables(results),
     ttfdTable(results),
     ...relayTables(results),
+    ...inboundTables(results),
     ...resumeTables(results),
     ...outageTables(results),
     ...bundleTables(results),

@@ -4,6 +4,7 @@
 import { bundleTargets } from "./bundle_report.mjs";
 import { relayTargets } from "./relay_report.mjs";
 import { resumeTargets } from "./resume_bench.mjs";
+import { inboundTargets } from "./inbound_bench.mjs";
 import { outageTargets } from "./outage_bench.mjs";
 
 const STOPSTREAM = ["stopstream-result", "stopstream-iterate"];
@@ -142,6 +143,7 @@ export function evaluateTargets(results) {
   interruptTargets(list, results.interrupt);
   ttfdTargets(list, results.ttfd);
   relayTargets(list, results.relay);
+  inboundTargets(list, results.inbound, check);
   resumeTargets(list, results.resume, check);
   outageTargets(list, results.outage, check);
   bundleTargets(list, results.bundles);

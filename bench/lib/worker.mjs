@@ -65,12 +65,12 @@ const SCHEDSTAT = `/proc/self/task/${process.pid}/schedstat`;
  * Unlike wall time it is not inflated when other work on the machine takes the core away,
  * and unlike process CPU time it leaves out GC helper threads that run beside the main one.
  */
-function cpuMs() {
+export function cpuMs() {
   return schedstat()?.[0] ?? (process.cpuUsage().user + process.cpuUsage().system) / 1000;
 }
 
 /** `[on-CPU ms, runnable-but-waiting ms]` of the main thread, or null off Linux. */
-function schedstat() {
+export function schedstat() {
   try {
     const [run, wait] = readFileSync(SCHEDSTAT, "utf8").split(" ");
     return [Number(run) / 1e6, Number(wait) / 1e6];
