@@ -18,6 +18,7 @@ import {
 import { useFakeClock } from "../support/clock.ts";
 import { collect, ofType } from "../support/sse.ts";
 import { fixture } from "./protocol_replay.ts";
+import { createRelay } from "../../src/relay/app.ts";
 
 // OpenAI Responses background mode against a loopback imitation: a response created with
 // `background: true` keeps running when the connection drops, and
@@ -168,5 +169,36 @@ describe("resuming an OpenAI Responses background response", () => {
     expect(error).toBeInstanceOf(PartialStreamError);
     expect((error as PartialStreamError).cause).toBeInstanceOf(ConnectionError);
     expect((error as PartialStreamError).partial.resumes).toBe(1);
+  });
+});
+
+describe("through the relay's /v1/responses, passed through", () => {
+  test("each delta reaches the caller once: resumed after the delta it last passed on", async () => {
+    // The cut after 5 falls after a text delta the relay passed on without decoding it: the
+    // resume must still start after it.
+    const server = await serve(TEXT, [{ endAt: 5 }, { endAt: 6 }]);
+    const relay = createRelay({
+      upstreams: [{ baseURL: server.baseURL, apiKey: KEY, protocol: "openai-responses" }],
+      fetch: server.fetch,
+      retry: { initialDelayMs: 1, maxDelayMs: 2 },
+    });
+    const response = await relay.request("/v1/responses", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ...BODY, stream: true }),
+    });
+    const raw = await response.text();
+    const deltas = [
+      ...raw.matchAll(/"type":"response\.output_text\.delta"[^\n]*"delta":("[^"]*")/g),
+    ]
+      .map((m) => JSON.parse(m[1]!) as string);
+    const clean = await streamChat(options(await serve(TEXT))).result;
+    expect(deltas.join("")).toBe(clean.content);
+    expect(deltas).toHaveLength(3);
+    expect(server.connections.map((c) => c.path)).toEqual([
+      "/v1/responses",
+      resumePath(4),
+      resumePath(5),
+    ]);
   });
 });
