@@ -4,6 +4,8 @@ import { MAX_TIMER_MS } from "../../core/constants.ts";
 import { parseArgs } from "node:util";
 import { closestName } from "../../core/option_keys.ts";
 import type { ProtocolName } from "../../core/chat_options.ts";
+import { isHttpURL } from "../../relay/upstreams.ts";
+
 import { got, looksLikeKey, withoutKeys } from "./key_safety.ts";
 import { PROTOCOL_DEFAULTS } from "./request.ts";
 
@@ -204,13 +206,4 @@ export function parseDuration(flag: string, text: string): number {
     throw new UsageError(`${flag} must be a duration like 30, 30s, 500ms or 2m${got(text)}`);
   }
   return Math.round(ms);
-}
-
-function isHttpURL(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return url.protocol === "http:" || url.protocol === "https:";
-  } catch {
-    return false;
-  }
 }
