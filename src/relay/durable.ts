@@ -1,7 +1,4 @@
-/**
- * What the relay's small Durable Objects (`HEALTH`, `LIMITS`) share with the Worker side: the
- * namespace slice the relay calls and `waitUntil`.
- */
+// What the `HEALTH` and `LIMITS` Durable Objects share with the Worker side.
 
 import type { Context } from "hono";
 

@@ -1,7 +1,5 @@
-/**
- * The Worker side of per-key limits: one request to the caller's `LIMITS` object before a call,
- * a lease renewed while it runs, released (unawaited, `waitUntil`) when it ends however it ends.
- */
+// The Worker side of per-key limits: one request to the caller's `LIMITS` object before a call,
+// a lease renewed while it runs, released (`waitUntil`) when it ends.
 
 import { noop } from "../../core/constants.ts";
 import { errorResponse } from "../error_response.ts";
@@ -52,10 +50,7 @@ export class KeyLimits {
     this.#settings = settings;
   }
 
-  /**
-   * A 429 to answer, a lease to release when the call ends, or `undefined` (no slot to hold). An
-   * unreachable object lets the call through: limits protect, they must not take the relay down.
-   */
+  /** A 429, a lease, or `undefined`; an unreachable object lets the call through. */
   async acquire(caller: string): Promise<Response | Lease | undefined> {
     const stub = stubOf(this.#namespace, `limits:${caller}`);
     const body: AcquireRequest = { ...this.#settings, leaseMs: LEASE_MS };
