@@ -62,8 +62,7 @@ export function parseChatArgs(argv: readonly string[]) {
   try {
     return parseValidArgs(argv);
   } catch (error) {
-    // The messages below never quote a value that looks like a key; this also covers the ones
-    // they do not foresee.
+    // The messages below never quote a key-like value; this covers the ones they do not foresee.
     if (error instanceof UsageError) throw new UsageError(withoutKeys(error.message, argv));
     throw error;
   }
@@ -146,10 +145,7 @@ const FLAGS = {
   "version": { type: "boolean", short: "v" },
 } as const;
 
-/**
- * Our own one-line messages first: Node's strict parser would use several, with advice about `--`
- * that does not fit a typo.
- */
+/** Our own one-line messages first: Node's strict parser's advice about `--` does not fit a typo. */
 function parseFlags(argv: readonly string[]) {
   const config = { args: [...argv], allowPositionals: true, options: FLAGS } as const;
   for (const token of parseArgs({ ...config, strict: false, tokens: true }).tokens) {
@@ -180,7 +176,6 @@ function parseFlags(argv: readonly string[]) {
   try {
     return parseArgs({ ...config, strict: true });
   } catch (error) {
-    // The checks above say what is wrong in every case we know of; this is the safety net.
     throw new UsageError(String((error as Error).message).split("\n")[0]!);
   }
 }
