@@ -8,7 +8,7 @@ import {
   UpstreamCooldowns,
   type UpstreamRoute,
 } from "../cooldown.ts";
-import { type RelayNamespace, stubOf } from "../durable.ts";
+import { postJSON, type RelayNamespace, stubOf } from "../durable.ts";
 import type { HealthReport, HealthState } from "./relay_health.ts";
 
 /** The view is asked for again after this long, on the next request. */
@@ -84,14 +84,9 @@ export class SharedHealth {
     this.#batch = [];
     this.#askedAt = now;
     this.#asking = true;
-    const request = new Request("https://relay-health/report", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(report),
-    });
     // An unreachable object leaves the view as it was: the isolate's own cooldowns still work.
     // A stub per request: Workers bind one to the request that made it.
-    return stubOf(this.#namespace, this.#name).fetch(request)
+    return postJSON(stubOf(this.#namespace, this.#name), "https://relay-health/report", report)
       .then(async (response) => {
         if (!response.ok) return;
         const { remainingMs } = await response.json() as HealthState;

@@ -3,13 +3,14 @@
 
 import { noop } from "../../core/constants.ts";
 import { errorResponse } from "../error_response.ts";
-import { type RelayNamespace, stubOf } from "../durable.ts";
+import { postJSON, type RelayNamespace, type Stub, stubOf } from "../durable.ts";
 import type { AcquireAnswer, AcquireRequest } from "./relay_limits.ts";
 
 /** A slot's lease lasts this long unless renewed; a crashed isolate's slot is free after it. */
 const LEASE_MS = 60_000;
 /** Renewed this often while the call runs: two renewals may fail before it lapses. */
 const RENEW_MS = LEASE_MS / 3;
+const LIMITS_URL = "https://relay-limits";
 
 export interface KeyLimitSettings {
   /** Requests per minute per caller; 0: no limit. */
@@ -20,23 +21,23 @@ export interface KeyLimitSettings {
 
 /** A caller's slot while its call runs. */
 export class Lease {
-  #stub: { fetch(request: Request): Promise<Response> };
+  #stub: Stub;
   #id: string;
   #renew: ReturnType<typeof setInterval>;
   #released: Promise<void> | undefined;
 
-  constructor(stub: { fetch(request: Request): Promise<Response> }, id: string) {
+  constructor(stub: Stub, id: string) {
     this.#stub = stub;
     this.#id = id;
     this.#renew = setInterval(() => {
-      send(stub, "/renew", { lease: id, leaseMs: LEASE_MS }).catch(noop);
+      postJSON(stub, `${LIMITS_URL}/renew`, { lease: id, leaseMs: LEASE_MS }).catch(noop);
     }, RENEW_MS);
   }
 
   /** Once: the slot is free for the caller's next call. */
   release(): Promise<void> {
     clearInterval(this.#renew);
-    return this.#released ??= send(this.#stub, "/release", { lease: this.#id })
+    return this.#released ??= postJSON(this.#stub, `${LIMITS_URL}/release`, { lease: this.#id })
       .then(noop, noop);
   }
 }
@@ -56,7 +57,7 @@ export class KeyLimits {
     const body: AcquireRequest = { ...this.#settings, leaseMs: LEASE_MS };
     let answer: AcquireAnswer;
     try {
-      const response = await send(stub, "/acquire", body);
+      const response = await postJSON(stub, `${LIMITS_URL}/acquire`, body);
       if (!response.ok) return undefined;
       answer = await response.json() as AcquireAnswer;
     } catch {
@@ -65,20 +66,6 @@ export class KeyLimits {
     if ("refused" in answer) return refusal(answer, this.#settings);
     return answer.lease === null ? undefined : new Lease(stub, answer.lease);
   }
-}
-
-function send(
-  stub: { fetch(request: Request): Promise<Response> },
-  path: string,
-  body: unknown,
-): Promise<Response> {
-  return stub.fetch(
-    new Request(`https://relay-limits${path}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    }),
-  );
 }
 
 function refusal(
