@@ -11,10 +11,8 @@ const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 const STOPPED_ITERATING = interruptedMessage("because the caller stopped iterating");
 
 /**
- * One running call: its event queue (backpressure for the transport, an iterator for the
- * consumer), the `result` promise, the abort listener and the total timer — the one place a stop
- * settles everything in the same turn. `Extra` is what a wrapped decoder (the relay's) queues
- * beside the client's events, in order with them.
+ * One running call: its event queue, `result`, abort listener and total timer — the one place a
+ * stop settles everything in the same turn. `Extra`: what a wrapped decoder queues beside events.
  */
 export class Call<Extra = never> implements AsyncIterable<StreamEvent | Extra>, AttemptConsumer {
   #plan: CallPlan;

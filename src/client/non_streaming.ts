@@ -1,6 +1,5 @@
-// Some providers answer `400` to `stream: true` for some models (OpenAI's first o1 models, an
-// unverified organisation): the call then makes one non-streaming request, answered as the
-// usual events with `result.streamed = false`.
+// Some providers answer `400` to `stream: true` for some models: the call then makes one
+// non-streaming request, answered as the usual events with `result.streamed = false`.
 
 import { Accumulator } from "../core/accumulator.ts";
 import type { ChatResult } from "../core/chat_result.ts";

@@ -1,7 +1,6 @@
-// Resumable streams: a drop or stall goes on over a new connection (relay `GET /streams/{id}`
-// with `Last-Event-ID`, or Responses background `starting_after`); a stop cancels it there.
-// Events are numbered consecutively, so a resumed connection is checked at no per-event cost:
-// its first event must follow the last processed, and what it fed must reach its last id exactly.
+// Resumable streams: a drop or stall goes on over a new connection (relay `Last-Event-ID`, or
+// Responses background `starting_after`). Events are numbered consecutively: a resumed connection
+// must start after the last processed event and reach its last id exactly.
 
 import { isRetryable } from "./retry_policy.ts";
 import {

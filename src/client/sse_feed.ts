@@ -111,10 +111,8 @@ export class SseFeed {
   }
 }
 
-// What the parser buffers for the pending event: every character since the last blank line,
-// plus LINE_COST per line. A comment line weighs as much while it is read, and nothing once it
-// ends: the parser keeps none of it, and a server may send keep-alive comments as lines of their
-// own, with no blank line between them (the relay does).
+// What the parser buffers for the pending event: every character since the last blank line, plus
+// LINE_COST per line. A finished comment line weighs nothing: the parser keeps none of it.
 class EventBudget {
   readonly cap: number;
   #pending = 0;

@@ -87,10 +87,7 @@ export class Attempt implements Cancellable {
     });
   }
 
-  /**
-   * Runs `work` as the attempt in flight: watchdog stopped on every path, and no error leaves
-   * with a credential in it (an upstream may echo the key).
-   */
+  /** Runs `work` as the attempt in flight: watchdog stopped, errors redacted, on every path. */
   async guard<T>(
     phase: "headers" | "first-event",
     work: (watchdog: Watchdog) => Promise<T>,

@@ -71,9 +71,8 @@ export class Watchdog {
     const remaining = this.#limit - (Date.now() - this.#since);
     if (this.#paused) return this.#schedule(this.#limit);
     if (remaining > 0) return this.#schedule(remaining);
-    // Due, but a consumer blocking the event loop makes timers fire before the I/O that arrived
-    // (timers run first): one grace turn, again after each progress, lets that data count. The
-    // turn lasts as long as the timer was late: a 0 ms timer could run before any I/O.
+    // Due, but a blocked event loop runs timers before the I/O that arrived: one grace turn, as
+    // long as the timer was late, lets that data count.
     if (this.#gracedSince !== this.#since) {
       this.#gracedSince = this.#since;
       return this.#schedule(Math.min(-remaining, this.#limit));

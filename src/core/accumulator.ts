@@ -119,10 +119,7 @@ export class Accumulator {
     if (providerFinishReason !== undefined) this.providerFinishReason = providerFinishReason;
   }
 
-  /**
-   * Non-empty arguments that are not JSON mean the output was cut short (custom tools aside);
-   * `tool_calls` needs a call the caller must run, as the provider ran the others.
-   */
+  /** Arguments that are not JSON mean the output was cut short (custom tools aside). */
   toResult(attempts: number): ChatResult {
     let finishReason: FinishReason = this.finishReason ?? "stop";
     let callersCall = false;

@@ -30,10 +30,7 @@ export interface ToolCall {
   type?: string;
   /** Provider-specific extra data attached to the call (e.g. OpenAI-compatible `extra_content`). */
   extra?: unknown;
-  /**
-   * `true` when the provider ran the call itself (xAI's search tools, OpenAI's hosted shell, a
-   * server-side tool search): it is in `output` with its result, and the caller must not run it.
-   */
+  /** `true` when the provider ran the call itself (a hosted tool): the caller must not run it. */
   providerExecuted?: boolean;
 }
 
@@ -84,9 +81,8 @@ export type ReasoningDetail =
   | { type: "redacted_thinking"; data: string };
 
 /**
- * Why an answer ended: `stop`, `length` (token limit, or unfinished tool arguments),
- * `tool_calls` (a call is the caller's to run), `content_filter`, or `error` (the stream broke
- * off).
+ * Why an answer ended; `length` includes unfinished tool arguments, `tool_calls` means a call is
+ * the caller's to run, `error` that the stream broke off.
  */
 export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "error";
 
@@ -104,10 +100,7 @@ export interface ChatResult {
   reasoningDetails?: ReasoningDetail[];
   /** A refusal the provider sent apart from the text (OpenAI `refusal`). */
   refusal?: string;
-  /**
-   * The tool calls, in order, with their complete arguments; those with `providerExecuted` were
-   * run by the provider, every other one is the caller's to run.
-   */
+  /** The tool calls, in order, with their complete arguments; see `providerExecuted`. */
   toolCalls: ToolCall[];
   /** The assistant turn in the provider's own shape, lossless: what to send back next turn. */
   output?: ChatOutput;

@@ -93,10 +93,7 @@ function plainCopy(error: Error, message: string, cause: Error | undefined): Err
   return Object.assign(new Error(message, { cause }), { name: error.name });
 }
 
-/**
- * Writes an own value (shadowing a getter, e.g. a DOMException's message); `false` if refused.
- * Unchanged fields are not written: a foreign cause may have read-only ones.
- */
+/** Writes an own value (shadowing a getter), unless unchanged; `false` if refused. */
 function write(object: Record<string, unknown>, field: string, value: unknown): boolean {
   if (object[field] === value) return true;
   try {

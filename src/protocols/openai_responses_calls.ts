@@ -24,10 +24,7 @@ export function argumentsOf(item: EventData): string {
   return action == null ? "" : JSON.stringify(action);
 }
 
-/**
- * The names of the custom tools a response declares (`response.tools`), or `undefined` when it
- * declares none or may call tools it does not list (a tool search loads them).
- */
+/** The custom tools `response.tools` declares; `undefined`: none, or a tool search may add some. */
 export function customToolNames(tools: unknown): string[] | undefined {
   if (!Array.isArray(tools) || tools.length === 0) return undefined;
   const names: string[] = [];
@@ -61,10 +58,7 @@ export function ranByProvider(item: EventData, customTools: string[] | undefined
   }
 }
 
-/**
- * The `ToolCall.type` of an item kind stopstream does not know that asks the caller to act: one
- * with a `call_id` that ends the response (`foo_call` → `"foo"`); `undefined` for any other.
- */
+/** The `ToolCall.type` of an unknown item kind with a `call_id` (`foo_call` → `"foo"`). */
 export function unknownCallKind(item: EventData): string | undefined {
   const kind = item?.type;
   if (typeof kind !== "string" || CALL_KINDS[kind] !== undefined || kind.endsWith("_output")) {

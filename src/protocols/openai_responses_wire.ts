@@ -19,10 +19,7 @@ export interface ResponsesUsage {
   output_tokens_details?: { reasoning_tokens?: number };
 }
 
-/**
- * An output item (the fields stopstream reads; `result.output` keeps every field, and item
- * kinds not listed here, as sent).
- */
+/** An output item: the fields stopstream reads (`result.output` keeps every field, as sent). */
 export type ResponsesOutputItem =
   | {
     type: "message";

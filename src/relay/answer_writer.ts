@@ -1,6 +1,5 @@
-// The body of a streaming answer once its status is sent: the relay's own loop writes the call's
-// events into a pipe, keep-alives fill the silences (a write is how workerd learns a caller
-// left), and a caller who takes nothing for long is let go, its upstream call with it.
+// The body of a streaming answer once its status is sent: keep-alives fill the silences (a write
+// is how workerd learns a caller left), and a caller who takes nothing for long is let go.
 
 import type { Call } from "../client/internal.ts";
 import { noop } from "../core/constants.ts";
@@ -108,11 +107,7 @@ export class AnswerWriter {
     }
   }
 
-  /**
-   * `ready`, or the next write taken. workerd's pipe makes a new `ready` at each write taken that
-   * leaves it at or over the mark, and never settles the one before: awaited alone, that one could
-   * stop the answer for good (keep-alives only) once a write went past the mark.
-   */
+  /** `ready`, or the next write taken: workerd's pipe may never settle an older `ready`. */
   #room(): Promise<unknown> {
     const taken = new Promise<void>((resolve) => (this.#wake = resolve));
     return Promise.race([this.#writer.ready, taken]);

@@ -1,13 +1,7 @@
-/**
- * How much of the answer may wait, written, for the caller's socket, so that reading and writing
- * overlap. A slow caller still holds the upstream back: at most twice this waits.
- */
+/** How much of the answer may wait written for the caller's socket (at most twice this). */
 export const WRITE_AHEAD_BYTES = 64 * 1024;
 
-/**
- * workerd's native pipe where there is one, written from the relay's loop: a `ReadableStream`
- * whose `pull` workerd calls for every chunk costs its one thread more turns.
- */
+/** workerd's native pipe where there is one: a `pull` per chunk costs its one thread more turns. */
 export function bodyPipe(): {
   body: ReadableStream<Uint8Array>;
   writer: WritableStreamDefaultWriter;

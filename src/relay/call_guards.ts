@@ -1,8 +1,5 @@
-/**
- * What stands between a caller's request and its call when the relay has Durable Objects: the
- * per-key limits (`limits`) and the fleet's view of upstream health (`health`). Without them,
- * the call is routed by the isolate's own cooldowns and nothing is asked of anyone.
- */
+// What stands between a request and its call when the relay has Durable Objects: the per-key
+// limits and the fleet's view of upstream health. Without them, only the isolate's cooldowns.
 
 import type { Context } from "hono";
 import { noop } from "../core/constants.ts";
@@ -89,10 +86,7 @@ export class Admitted {
     return route;
   }
 
-  /**
-   * `result` settles when the call ends (complete, failed, or its caller gone); call after the
-   * route watches it, so its outcomes are noted first. Without a call, `Promise.resolve()`.
-   */
+  /** Call after the route watches `result`, so its outcomes are noted first. */
   ended(result: Promise<unknown>): void {
     if (this.#health === undefined && this.#lease === undefined) return;
     const done = result.then(noop, noop).then(() =>

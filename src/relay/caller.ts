@@ -1,8 +1,5 @@
-/**
- * Who is calling, worked out once per request (chat_route.ts) for everything that tells callers
- * apart: the cooldowns and the retry budget's shares (`id`), the `LIMITS` objects and the `HEALTH`
- * reports (`hash`), and the call log (`keyId`). One hash of the key serves them all.
- */
+// Who is calling, worked out once per request for everything that tells callers apart: one hash
+// of the key serves the cooldowns, the retry shares, `LIMITS`, `HEALTH` and the call log.
 
 import { bearerKey, callerAuthorization, sha256, toHex } from "./auth.ts";
 import { KEY_ID_BYTES, keyDigest } from "./call_log.ts";
@@ -17,22 +14,15 @@ const LOOPBACK = /^(?:127\.|::1$|::ffff:127\.)/;
 export interface Caller {
   /** For the cooldowns and the retry shares: `undefined` when callers cannot be told apart. */
   id: CallerId;
-  /**
-   * Names the caller's `LIMITS` object: 32 hex digits, never the key. Without keys, one address
-   * (a loopback one too, or none) is one caller: limits then bound what callers who cannot be told
-   * apart ask together, which errs on the side the limits protect.
-   */
+  /** Names the caller's `LIMITS` object; without keys, one address (or none) is one caller. */
   hash: string;
   /** The call log's key id; `null` when the relay takes no keys. */
   keyId: string | null;
 }
 
 /**
- * By relay key when the relay takes keys, else by client address: Cloudflare's
- * `cf-connecting-ip`, else the first `x-forwarded-for` entry (set by a proxy in front). Without
- * either, or from a loopback address (`npm start`, `wrangler dev`: every local caller has it), the
- * relay cannot tell callers apart: `id` is `undefined`. `hashed`: whether an address's `hash` is
- * needed (a key is hashed anyway).
+ * By relay key, else by `cf-connecting-ip` or the first `x-forwarded-for` entry; none, or a
+ * loopback address (every local caller has it), leaves `id` `undefined`.
  */
 export async function identify(request: Request, keyed: boolean, hashed = true): Promise<Caller> {
   const headers = request.headers;

@@ -1,8 +1,5 @@
-/**
- * The retry budget per caller and for the relay as a whole: a retry needs a token from both. The
- * whole keeps an outage's load a fraction over the traffic; a caller's share keeps one caller
- * whose requests only fail from spending the retries every other caller is owed.
- */
+// A retry needs a token from the relay's budget and from its caller's share: one caller whose
+// requests only fail cannot spend the retries every other caller is owed.
 
 import { noop } from "../core/constants.ts";
 import type { RetryBudget } from "../core/retry_budget.ts";
@@ -10,10 +7,7 @@ import type { CallerId } from "./cooldown.ts";
 
 /** A caller's share: retries for a fifth of its own calls (as the whole's default)… */
 const RATIO = 0.2;
-/**
- * …plus a reserve that only the caller's answered calls refill (as gRPC's retry throttling):
- * not time, so a caller whose calls only fail gets the ratio and no more, however long it tries.
- */
+/** …plus a reserve only its answered calls refill (as gRPC's retry throttling), not time. */
 const RESERVE = 5;
 /** Deposits fade as the whole's do. */
 const FADE_MS = 10_000;
@@ -131,10 +125,7 @@ export class CallerBudgets {
   }
 }
 
-/**
- * Takes up to `most` retries from `budget` for a call made elsewhere (a resumable stream's
- * Durable Object), which gives back what it did not need.
- */
+/** Takes up to `most` retries for a call made in a stream's Durable Object, which gives back. */
 export function lend(budget: RetryBudget, most: number): number {
   let lent = 0;
   while (lent < most && budget.tryWithdraw()) lent++;

@@ -1,7 +1,6 @@
 /**
- * Held by `callerSignal` only weakly: workerd may keep the signal of a dropped request without
- * ever firing it, and a strong link would keep the whole call alive with it. A call that can
- * still run holds the controller itself (through its response or pending request).
+ * Held only weakly: workerd may keep a dropped request's signal without firing it, and a strong
+ * link would keep the call alive. A call that can still run holds the controller itself.
  */
 export function abortOnDisconnect(callerSignal: AbortSignal): AbortController {
   const abort = new AbortController();

@@ -1,12 +1,6 @@
-/**
- * How long the status is held back at most (or `keepAliveMs`, if shorter). A failure after it
- * cannot change the status: it ends the SSE stream, or is the JSON body of a 200 (as OpenRouter's).
- */
+/** How long the status is held back at most (or `keepAliveMs`); no later failure changes it. */
 const COMMIT_MS = 1_000;
-/**
- * How often a waiting caller is written to (or `keepAliveMs`): a Worker learns of a disconnect
- * only when the second write after it fails, and until then the upstream request runs on.
- */
+/** How often a waiting caller is written to: a Worker learns of a disconnect only by writing. */
 const PROBE_MS = 400;
 
 export function commitTiming(keepAliveMs: number): { commitMs: number; probeMs: number } {

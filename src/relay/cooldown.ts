@@ -6,10 +6,7 @@ import { isRetryable } from "../client/internal.ts";
 const WINDOW_MS = 30_000;
 
 export interface CooldownSettings {
-  /**
-   * Consecutive failed calls (within 30 s), from at least two callers, that start a cooldown; 0
-   * turns cooldown off.
-   */
+  /** Failed calls in a row (within 30 s, from two callers at least) that cool; 0: off. */
   failures: number;
   cooldownMs: number;
   /** For tests. */
@@ -19,10 +16,7 @@ export interface CooldownSettings {
 /** `neutral`: the call taught nothing of the upstream (the caller's abort or 4xx, never tried). */
 export type Outcome = "success" | "failure" | "neutral";
 
-/**
- * Who made a call (see caller.ts); `undefined` when the relay cannot tell, and then every call
- * counts as a caller of its own.
- */
+/** Who made a call (caller.ts); `undefined`: unknown, each such call a caller of its own. */
 export type CallerId = string | undefined;
 
 interface Health {
@@ -42,11 +36,8 @@ interface Health {
 }
 
 /**
- * Per isolate, no external store: an upstream whose calls failed (retryably) `failures` times in a
- * row is skipped for `cooldownMs`, then one call probes it while the others still skip it. The
- * failures must come from two callers at least, and a failed probe renews the cooldown only if
- * another caller's failure started or last renewed it: one caller's requests (a body that makes
- * the upstream fail) never keep the upstream from the others.
+ * Per isolate: an upstream that failed `failures` times in a row is skipped for `cooldownMs`,
+ * then one call probes it. It takes two callers: one caller's bad requests never cool it for all.
  */
 export class UpstreamCooldowns {
   #health: Health[];
@@ -70,10 +61,7 @@ export class UpstreamCooldowns {
     this.#now = settings.now ?? (() => Date.now());
   }
 
-  /**
-   * The call becomes the probe of the upstreams whose cooldown is over, and must be watched or
-   * report to end its claim. At least one upstream must be `usable`.
-   */
+  /** The call probes the upstreams whose cooldown is over; it must be watched or report. */
   route(usable: (index: number) => boolean = () => true, caller?: CallerId): UpstreamRoute {
     const now = this.#now();
     const order: number[] = [];
@@ -122,9 +110,8 @@ export class UpstreamCooldowns {
     }
     const now = this.#now();
     const caller = route.caller;
-    // A failure while cooling down (a probe, a call sent to it while every upstream cooled, one
-    // begun before): once more, unless the caller who renewed it last failed it again; over by
-    // then, the cooldown ends there, and this failure starts a run.
+    // A failure while cooling down renews it, unless its last renewer failed it again; a
+    // cooldown already over ends, and this failure starts a run.
     if (health.until !== 0) {
       if (isOther(caller, health.renewedBy)) return this.#cool(health, caller, now);
       if (health.until > now) return;
@@ -189,10 +176,7 @@ export class UpstreamRoute {
     result.then((r) => this.#finish(r.target?.index ?? 0, undefined), (e) => this.#finish(-1, e));
   }
 
-  /**
-   * For a call that ran in a resumable stream's Durable Object: `undefined` marks the target it
-   * still waits for, left unrecorded with all after it (a probe's claim on them lapses).
-   */
+  /** For a call run in a stream's Durable Object: from an `undefined` outcome on, nothing. */
   report(outcomes: readonly (Outcome | undefined)[]): void {
     if (this.#done) return;
     this.#done = true;

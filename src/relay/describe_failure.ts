@@ -18,10 +18,7 @@ import type { RelayFailure } from "./error_response.ts";
 const MAX_MESSAGE = 500;
 const MAX_LOGGED = 200;
 
-/**
- * One sentence that says what to do, never with an upstream key in it. What an upstream sent that
- * is not an error object can name internal hosts: only the log gets an excerpt, redacted.
- */
+/** One sentence that says what to do, with no key; non-error upstream text goes to the log only. */
 export function describeFailure(error: unknown, secrets: readonly string[]): RelayFailure {
   // The relay's own verdict (a limit it enforces), made where the call was watched: as it is.
   if (isRelayFailure(error)) return { ...error };

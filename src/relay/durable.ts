@@ -1,7 +1,4 @@
-/**
- * What the relay's small Durable Objects (`HEALTH`, `LIMITS`) share with the Worker side: the
- * namespace slice the relay calls and `waitUntil`.
- */
+// What the `HEALTH` and `LIMITS` Durable Objects share with the Worker side.
 
 import type { Context } from "hono";
 
@@ -26,11 +23,20 @@ export function isRelayNamespace(value: unknown): value is RelayNamespace {
   return typeof candidate?.idFromName === "function" && typeof candidate.get === "function";
 }
 
-export function stubOf(
-  namespace: RelayNamespace,
-  name: string,
-): { fetch(request: Request): Promise<Response> } {
+export type Stub = ReturnType<RelayNamespace["get"]>;
+
+export function stubOf(namespace: RelayNamespace, name: string): Stub {
   return namespace.get(namespace.idFromName(name));
+}
+
+export function postJSON(stub: Stub, url: string, body: unknown): Promise<Response> {
+  return stub.fetch(
+    new Request(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    }),
+  );
 }
 
 /** Keeps a Worker running for `promise` after its answer; outside Workers it runs anyway. */

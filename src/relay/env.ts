@@ -143,8 +143,7 @@ export function relayOptionsFromEnv(env: RelayEnv): RelayOptions {
   return { ...common, upstreams: [primary, ...parseFallbacks(env)] };
 }
 
-// Messages never hold a binding's value (it may be a token, or a misplaced key): a misconfigured
-// Worker serves them to anyone.
+// Messages never hold a binding's value (it may be a key): a misconfigured Worker serves them.
 
 function parseFallbacks(env: RelayEnv): RelayUpstream[] {
   const raw = text(env.FALLBACKS);

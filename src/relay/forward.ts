@@ -8,19 +8,13 @@ import type { PieceTap } from "./upstream_body.ts";
 
 const HAS_DELTA = /"delta"\s*:\s*\{/;
 /**
- * What makes an event the relay's business: an error, a non-null finish reason or usage,
- * `reasoning` or `reasoning_details` entries (callers get `reasoning_content`), tool calls (the
- * relay owns their indexes), `function_call`, citations, non-string content (not
- * `logprobs.content`), no choices, a choice other than the first (any other `index` went with
- * tool calls, details or annotations). Each pattern starts with an unescaped `"`, which a JSON
- * string cannot contain: no text hides a key.
+ * What makes an event the relay's business: errors, finish reasons, usage, reasoning, tool calls,
+ * citations, non-string content, a choice but the first. Each pattern starts with an unescaped
+ * `"`, which a JSON string cannot contain: no text hides a key.
  */
 const NEEDS_RELAY =
   /"(?:error"|reasoning"|reasoning_details"\s*:\s*\[\s*[^\s\]]|tool_calls"|function_call"|annotations"|citations"|search_results"|index"\s*:\s*(?:[^\s0]|0\d)|usage"\s*:\s*[^\sn]|finish_reason"\s*:\s*[^\sn]|choices"\s*:\s*(?:\[\s*\]|[^\s[]))|"content"(?<!"logprobs"\s*:\s*\{[^{}]*"content")\s*:\s*[[{]/;
-/**
- * A key with a `\u` escape could spell a name above unseen (a hostile upstream). The full pattern
- * is the costly one, so it runs only when the data has a `\u` at all.
- */
+/** A key with a `\u` escape could spell a name above unseen; the costly check runs only on `\u`. */
 const ESCAPE = /\\u/;
 const ESCAPED_KEY = /[{,]\s*"[^"]*\\u/;
 const CREATED = /"created"\s*:\s*(\d+)/;
@@ -35,10 +29,8 @@ export function forwardable(data: string): boolean {
 }
 
 /**
- * Forwards only once content was delivered, when nothing can be retried: the client still runs
- * the call and sees every event. Forwarded batches go through the call's event queue, in order
- * with the client's events. A batch keeps its piece's bytes only if every event of the piece
- * joined it: the relay takes a batch after the whole piece is parsed (one synchronous call).
+ * Forwards only once content was delivered (nothing can be retried), through the call's event
+ * queue; a batch keeps its piece's bytes only if every event of the piece joined it.
  */
 class ForwardingDecoder implements FeedDecoder {
   #inner: StreamDecoder;
@@ -127,10 +119,7 @@ class ForwardingDecoder implements FeedDecoder {
   }
 }
 
-/**
- * `streamChat` where the `openai-chat` events the relay need not change go on as they arrived.
- * Only an iterated stream forwards, and then `result.content` lacks what was forwarded.
- */
+/** `streamChat` passing unchanged `openai-chat` events on as they arrived (iterated only). */
 export function relayChat(
   options: StreamChatOptions,
   encoder: ChunkEncoder,
@@ -138,8 +127,7 @@ export function relayChat(
 ): Call<RelayItem> {
   const plan = planCall(options);
   const call = new Call<RelayItem>(plan);
-  // A continuation asks for what follows the text so far, which must then hold every delta:
-  // forwarded events never reach it.
+  // A continuation needs every delta of the text so far: forwarded events never reach it.
   if (plan.onPartial === "continue") return call;
   wrapDecoders(
     plan,

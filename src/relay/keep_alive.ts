@@ -4,16 +4,11 @@
 import type { RelayFailure } from "./error_response.ts";
 
 /**
- * The comment written while the caller waits: it carries no event (and no `id:`). Every comment
- * the relay writes is one line with no blank line after it: by the SSE standard a blank line with
- * no `data:` before it dispatches nothing, but `@microsoft/fetch-event-source` hands it to
- * `onmessage` as a message with empty data. A comment line may begin the next event's lines.
+ * The comment written while the caller waits. Every comment is one line with no blank line after
+ * it: `@microsoft/fetch-event-source` hands a lone blank line to `onmessage` as an empty message.
  */
 export const KEEP_ALIVE = ": keep-alive\n";
-/**
- * Keep-alive intervals a caller may take nothing before it is given up on: it is never written
- * to again, so workerd would not learn it left, and the upstream call would live on.
- */
+/** Keep-alive intervals a caller may take nothing before it is given up on (and its call). */
 export const STALLED_KEEP_ALIVES = 4;
 
 /** The error event of an answer stopped because its caller took nothing of it. */

@@ -7,10 +7,7 @@ interface LogprobsTap {
   lists: Record<string, unknown> | undefined;
 }
 
-/**
- * For a `stream: false` answer, whose client result has no field for them. Each attempt starts
- * over: its answer is the one that counts.
- */
+/** For a `stream: false` answer (the client result has no field); each attempt starts over. */
 export function collectLogprobs(plan: CallPlan): LogprobsTap {
   const tap: LogprobsTap = { lists: undefined };
   wrapDecoders(plan, "openai-chat", (decoder) => new LogprobsDecoder(decoder, tap));

@@ -1,6 +1,5 @@
-// `GET /v1/models`: the models a caller may name. An upstream configured with a `model` answers
-// as that model whatever the caller names; one without takes the caller's `model`, so what it
-// serves is its own list, asked of it on each request (the relay keeps no state for this).
+// `GET /v1/models`: each upstream's configured `model`, or for one without, its own list (asked
+// on each request: the relay keeps no state for this).
 
 import type { Context } from "hono";
 import { joinURL } from "../protocols/request.ts";

@@ -47,11 +47,7 @@ const withDefault = ([test, words]: Rule, fallback: number): Rule => [
   fallback,
   RangeError,
 ];
-/**
- * The client's rules (and messages) for the call's limits, with the relay's defaults: a service's
- * stalls must fail over in seconds, not at the client's 60 s for headers and 600 s for the first
- * event, since a caller waits behind each.
- */
+/** The client's rules for the call's limits, with defaults short enough to fail over in seconds. */
 const RELAY_CALL_LIMITS = {
   ...CALL_LIMITS,
   timeouts: {

@@ -1,5 +1,3 @@
-// The relay's options: what `createRelay` takes, and what it resolves them to.
-
 import type { RetryOptions, Timeouts } from "../core/chat_options.ts";
 import type { RetryBudget } from "../core/retry_budget.ts";
 import type { RelayNamespace } from "./durable.ts";
@@ -57,28 +55,19 @@ export interface RelayOptions {
   fetch?: RelayFetch;
   /** Caller headers passed on to upstreams, besides `anthropic-beta` and `openai-beta`. */
   forwardHeaders?: string[];
-  /**
-   * What `GET /v1/models` lists. Default: each upstream's `model`, and for an upstream without
-   * one (it serves the model the caller names) the models it lists itself, asked on each request.
-   */
+  /** What `GET /v1/models` lists. Default: each upstream's `model`, or its own list. */
   models?: string[];
   /** Retries per upstream after its first attempt (the client's `maxRetries`). */
   maxRetries?: number;
   /** Backoff between attempts (the client's `retry`). */
   retry?: RetryOptions;
-  /**
-   * Time limits per attempt and per call (the client's `timeouts`), with the relay's defaults:
-   * `headersMs` 10 000, `firstEventMs` 60 000, `idleMs` 60 000, `totalMs` none.
-   */
+  /** The client's `timeouts`; defaults `headersMs` 10 000, `firstEventMs`/`idleMs` 60 000. */
   timeouts?: Timeouts;
   /** `RelayStream`'s Durable Object namespace; enables resumable streams. Default none. */
   streams?: RelayStreamNamespace;
   /** How long a resumable stream is kept after it ends, in ms. Default 600 000 (10 minutes). */
   resumeTtlMs?: number;
-  /**
-   * How long a resumable stream still running may have no reader before it is stopped (its
-   * upstream call cancelled), in ms. Default 120 000.
-   */
+  /** How long a running resumable stream may go unread before it stops, in ms. Default 120 000. */
   resumeUnreadMs?: number;
   /** Most bytes a resumable stream or `stream: false` answer may hold (else 502). Default 8 MiB. */
   maxStreamBytes?: number;
@@ -92,14 +81,10 @@ export interface RelayOptions {
   retryBudget?: RetryBudget | false;
   /**
    * A streaming answer cut mid-way: `"error"` ends it with an error event (default), `"continue"`
-   * asks the upstream for the rest (the client's `onPartial: "continue"`); the request header
-   * `x-stopstream-on-partial` wins.
+   * asks for the rest; the request header `x-stopstream-on-partial` wins.
    */
   onPartial?: "error" | "continue";
-  /**
-   * `RelayHealth`'s Durable Object namespace: cooldowns shared by every isolate. Default none
-   * (each isolate keeps its own).
-   */
+  /** `RelayHealth`'s Durable Object namespace: cooldowns shared by every isolate. Default none. */
   health?: RelayNamespace;
   /** `RelayLimits`' Durable Object namespace, where `keyRpm` and `keyConcurrency` are counted. */
   limits?: RelayNamespace;

@@ -1,6 +1,5 @@
-// The caller's protocol is the upstream's: its events go on as the provider sent them, every
-// block and item type the relay does not know included. The client still decodes each one but
-// plain text deltas, so retries, fallbacks and the end of the answer work as for a translated one.
+// The caller's protocol is the upstream's: events go on as sent, unknown types included. The
+// client still decodes each but plain text deltas, so retries and fallbacks work as translated.
 
 import type { Accumulator } from "../core/accumulator.ts";
 import type { ProtocolName, StreamChatOptions } from "../core/chat_options.ts";
@@ -14,19 +13,13 @@ import {
 import type { PassedEvents, RelayItem } from "./chunks.ts";
 import { plainText, sequenceNumber, unquote } from "./plain_text.ts";
 
-/**
- * An event's `type`, leading its data as Anthropic and OpenAI write it. Their SDKs dispatch on the
- * SSE event name, which some upstreams leave out; the name is always the data's `type`.
- */
+/** The data's `type`, which SDKs dispatch on as the SSE event name (some upstreams omit it). */
 const TYPE = /^\{\s*"type"\s*:\s*"([a-z_.]+)"/;
 
 /** Marks an attempt whose events are passed on (see `InboundEncoder`). */
 const MARK: PassedEvents = { type: "passed", text: "", sealed: true };
 
-/**
- * Holds what comes before the answer begins (`message_start`, `response.created`, pings): a
- * retry must be invisible, so an attempt's events reach the caller only once it delivered.
- */
+/** Holds what comes before the answer begins: a retry's events must stay invisible. */
 class PassThroughDecoder implements FeedDecoder {
   #inner: StreamDecoder;
   #acc: Accumulator;

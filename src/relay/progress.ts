@@ -108,10 +108,7 @@ export function withProgress(encoder: AnswerEncoder): AnswerEncoder {
   };
 }
 
-/**
- * Which upstream answered, after how many requests: headers at the commit, then one comment if
- * that changed before the answer began (a header cannot change once sent), even without progress.
- */
+/** Which upstream answered: headers at the commit, a comment if it changed before the answer. */
 export class AnswerLabel {
   #upstreamOf: (target: number) => number;
   #attempts: () => number;

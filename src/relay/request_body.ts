@@ -29,10 +29,7 @@ export async function readLimited(
   }
 }
 
-/**
- * Real requests nest far less (a tool's schema, a dozen levels); deeper ones only exercise
- * recursion limits, which differ between runtimes.
- */
+/** Real requests nest a dozen levels; deeper ones only probe runtimes' recursion limits. */
 export const MAX_JSON_DEPTH = 64;
 
 /** A JSON object, not nested past {@linkcode MAX_JSON_DEPTH}, or why not. */

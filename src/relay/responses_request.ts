@@ -34,10 +34,7 @@ export function checkResponses(body: Json): RelayFailure | undefined {
   return undefined;
 }
 
-/**
- * Why an upstream of another protocol cannot take `body`, naming the field, or `undefined`. The
- * relay keeps no conversation state: what needs the provider's is for a Responses upstream only.
- */
+/** The field another protocol's upstream cannot take (the relay keeps no conversation state). */
 export function responsesRefusal(body: Json): string | undefined {
   if (body.previous_response_id != null) return "`previous_response_id`";
   if (body.conversation != null) return "`conversation`";

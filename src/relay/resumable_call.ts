@@ -1,6 +1,5 @@
-// A resumable call: started in its stream's Durable Object, where a caller who leaves does not stop
-// it, and out of the retry budget's reach there, so it is lent the most retries it could make and
-// gives back what it did not need.
+// A resumable call runs in its stream's Durable Object, out of the retry budget's reach: it is
+// lent the most retries it could make and gives back what it did not need.
 
 import { type CallBudget, giveBack, lend } from "./caller_budget.ts";
 import type { Admitted } from "./call_guards.ts";

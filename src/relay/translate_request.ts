@@ -9,10 +9,7 @@ type Json = Record<string, unknown>;
 /** Anthropic requires `max_tokens`; OpenAI clients usually leave it out. */
 const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 
-/**
- * Anthropic has no structured output to map `response_format` to; dropping it would hand prose
- * where JSON was asked, so such an upstream is skipped for that request.
- */
+/** Anthropic has no `response_format`: dropping it would hand prose where JSON was asked. */
 export function canHonour(body: Json, protocol: ProtocolName): boolean {
   const format = body.response_format;
   return protocol !== "anthropic-messages" || !isRecord(format) || format.type === "text";

@@ -1,8 +1,5 @@
 const READ_BYTES = 64 * 1024;
-/**
- * workerd hands each chunk of a chunked body over in two reads, the first what its 32-byte read of
- * the size line took; a `min` of 32 makes it one. No event the fast path forwards is shorter.
- */
+/** workerd splits a chunk in two reads unless `min` ≥ 32; no forwarded event is shorter. */
 const MIN_EVENT_BYTES = 32;
 /** Made once: a read is made per event. */
 const AT_EVENT_START = { min: MIN_EVENT_BYTES };
@@ -16,10 +13,7 @@ export interface PieceTap {
   seq: number;
   /** Only when the piece begins and ends where events do. */
   bytes: Uint8Array | undefined;
-  /**
-   * Set by the fast path while it forwards content; cleared on any other event, so what ends an
-   * answer (a finish reason, usage, `[DONE]`) is never waited on.
-   */
+  /** Set while the fast path forwards content, so what ends an answer is never waited on. */
   coalesce: boolean;
   /** Reads of the upstream body (tests check one per forwarded event). */
   reads: number;
@@ -40,12 +34,9 @@ interface ReaderAtLeast {
 }
 
 /**
- * 64 KiB BYOB reads, handed on in whole events: a Worker's default reads of at most 4 KiB cost
- * more than the events in them. Not a byte stream, or not a 200 event stream: left as it is
- * (only counted while a `limit` is set).
- * Nothing is read ahead, so whoever sees a piece's events sees `tap` describe that piece.
- * The body is a bare reader, not a JS `ReadableStream`: workerd keeps such a stream's pending read
- * reachable after the caller leaves, and the whole call with it.
+ * 64 KiB BYOB reads handed on in whole events (a Worker's 4 KiB reads cost more than their
+ * events); nothing read ahead, so `tap` describes the piece being seen. A bare reader, not a
+ * `ReadableStream`: workerd keeps such a stream's pending read, and the call, alive.
  */
 export function readInPieces(response: Response, tap: PieceTap): Response {
   const { body } = response;

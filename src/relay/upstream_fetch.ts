@@ -1,10 +1,7 @@
 import type { RelayFetch } from "./options.ts";
 import { type PieceTap, readInPieces } from "./upstream_body.ts";
 
-/**
- * An allowlist: the caller's `Authorization`, cookies, hop-by-hop and `cf-*`/`x-forwarded-*`
- * headers must not reach an upstream. `also` adds the relay's `forwardHeaders`.
- */
+/** An allowlist: the caller's credentials and hop-by-hop headers must not reach an upstream. */
 const FORWARDED_HEADERS: readonly string[] = ["anthropic-beta", "openai-beta"];
 
 export function forwardedHeaders(

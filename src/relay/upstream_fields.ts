@@ -3,10 +3,7 @@
 
 import type { EventData } from "../protocols/event_data.ts";
 
-/**
- * Queued just before the events decoded from the same upstream event, so they go on the next chunk
- * written; an attempt that fails takes its own with it.
- */
+/** Queued just before the events decoded from the same upstream event (same chunk). */
 export interface UpstreamFields {
   type: "upstream-fields";
   logprobs: Record<string, unknown> | undefined;

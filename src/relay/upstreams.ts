@@ -42,8 +42,7 @@ export function isHttpURL(value: string): boolean {
 export function resolveUpstreams(configured: readonly RelayUpstream[]): ResolvedUpstream[] {
   const resolved = configured.map((upstream, index): ResolvedUpstream => {
     const where = `upstreams[${index}]`;
-    // No value in these messages: a base URL can carry an account token, and a misplaced key
-    // can end up anywhere.
+    // No value in these messages: a base URL may carry a token, or be a misplaced key.
     if (typeof upstream.baseURL !== "string" || !isHttpURL(upstream.baseURL)) {
       throw new TypeError(`createRelay: ${where}.baseURL must be an absolute http(s) URL`);
     }

@@ -4,6 +4,8 @@ import { MAX_TIMER_MS } from "../../core/constants.ts";
 import { parseArgs } from "node:util";
 import { closestName } from "../../core/option_keys.ts";
 import type { ProtocolName } from "../../core/chat_options.ts";
+import { isHttpURL } from "../../relay/upstreams.ts";
+
 import { got, looksLikeKey, withoutKeys } from "./key_safety.ts";
 import { PROTOCOL_DEFAULTS } from "./request.ts";
 
@@ -60,8 +62,7 @@ export function parseChatArgs(argv: readonly string[]) {
   try {
     return parseValidArgs(argv);
   } catch (error) {
-    // The messages below never quote a value that looks like a key; this also covers the ones
-    // they do not foresee.
+    // The messages below never quote a key-like value; this covers the ones they do not foresee.
     if (error instanceof UsageError) throw new UsageError(withoutKeys(error.message, argv));
     throw error;
   }
@@ -144,10 +145,7 @@ const FLAGS = {
   "version": { type: "boolean", short: "v" },
 } as const;
 
-/**
- * Our own one-line messages first: Node's strict parser would use several, with advice about `--`
- * that does not fit a typo.
- */
+/** Our own one-line messages first: Node's strict parser's advice about `--` does not fit a typo. */
 function parseFlags(argv: readonly string[]) {
   const config = { args: [...argv], allowPositionals: true, options: FLAGS } as const;
   for (const token of parseArgs({ ...config, strict: false, tokens: true }).tokens) {
@@ -178,7 +176,6 @@ function parseFlags(argv: readonly string[]) {
   try {
     return parseArgs({ ...config, strict: true });
   } catch (error) {
-    // The checks above say what is wrong in every case we know of; this is the safety net.
     throw new UsageError(String((error as Error).message).split("\n")[0]!);
   }
 }
@@ -204,13 +201,4 @@ export function parseDuration(flag: string, text: string): number {
     throw new UsageError(`${flag} must be a duration like 30, 30s, 500ms or 2m${got(text)}`);
   }
   return Math.round(ms);
-}
-
-function isHttpURL(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return url.protocol === "http:" || url.protocol === "https:";
-  } catch {
-    return false;
-  }
 }

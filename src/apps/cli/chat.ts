@@ -106,10 +106,7 @@ export async function runChat(args: ChatArgs, io: ChatIO): Promise<number> {
   }
 }
 
-/**
- * `--demo`: the demo model on a loopback port. Requests are numbered as attempts, so a fault like
- * `attempt1=status:503` hits the first attempt only and the retry succeeds.
- */
+/** `--demo`: the demo model on a loopback port, requests numbered as attempts (for faults). */
 async function startDemo(): Promise<LoopbackServer> {
   const demo = createDemoUpstream();
   let attempts = 0;

@@ -3,19 +3,13 @@
 
 import { redact } from "../../core/redact.ts";
 
-/**
- * The prefixes providers give their keys (`sk-` OpenAI, Anthropic, OpenRouter, DeepSeek; `gsk_`
- * Groq; `xai-`; `AIza` Google; `hf_`; `ghp_` and `github_pat_`; `r8_` Replicate; `pplx-`;
- * `nvapi-`), and a JWT's `eyJ`.
- */
+/** The prefixes providers give their keys, and a JWT's `eyJ`. */
 const KEY_PREFIX = /^(?:(?:sk|gsk|xai|hf|ghp|gho|github_pat|r8|pplx|nvapi|csk)[-_]|AIza|eyJ)/;
 /** Shorter words with a key's prefix are ordinary words (`sk-1`), or a placeholder (`sk-...`). */
 const MIN_PREFIXED = 8;
 /**
- * A key with no known prefix (Azure's 32 hex digits, Mistral's 32 letters and digits) is a long
- * run of word characters mixing letters and digits. Flag values that are not keys rarely are
- * (durations, protocol names, numbers); a host name missing its scheme may be, and then only the
- * echo is lost.
+ * A key with no known prefix (Azure's, Mistral's) is a long run of word characters mixing letters
+ * and digits; flag values that are not keys rarely are.
  */
 const MIN_UNPREFIXED = 20;
 

@@ -79,10 +79,7 @@ export async function toWebRequest(
   return new Request(origin + (req.url ?? "/"), init);
 }
 
-/**
- * A client gone first gets the body cancelled without waiting (a cancel may wait on the producer).
- * Rejects when the body errors; the caller decides how to end the socket.
- */
+/** Rejects when the body errors; a client gone first gets it cancelled, without waiting. */
 export async function writeWebResponse(response: Response, res: ServerResponse): Promise<void> {
   if (res.destroyed) {
     response.body?.cancel().catch(() => {});

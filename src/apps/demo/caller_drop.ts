@@ -1,6 +1,5 @@
 // The demo's `caller-drop-after=N` fault, played in front of the relay: the caller's stream is
-// cut after N events, as a network that goes away would cut it. The relay learns of it as of
-// any caller gone: the request's signal fires (a resumable stream runs on; any other stops).
+// cut after N events, and the request's signal fires, as for any caller gone.
 
 import type { MiddlewareHandler } from "hono";
 import { noop } from "../../core/constants.ts";

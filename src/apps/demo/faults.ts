@@ -28,10 +28,7 @@ export type DemoFaults = { [Field in NumberField]?: number } & { html?: boolean 
 const ATTEMPT_KEY = /^attempt([1-9][0-9]*)$/;
 const INTEGER = /^[0-9]+$/;
 
-/**
- * `key=value,…`; `attemptN=key:value;key:value` applies to attempt N only, over general keys.
- * Other attempts' entries are validated too, so a typo never goes unnoticed.
- */
+/** `key=value,…`; `attemptN=key:value;…` for attempt N only (all attempts' entries checked). */
 export function parseDemoFaults(spec: string, attempt: number): DemoFaults {
   const general: DemoFaults = {};
   const current: DemoFaults = {};

@@ -1,6 +1,5 @@
-// The relay with the demo model as its upstream: what `npm start` serves with no upstream
-// configured. Built on createRelay's own options (a `fetch` served in the same runtime, forwarded
-// headers, the model list); the library knows nothing of the demo.
+// The relay with the demo model as its upstream, built on createRelay's own options: the library
+// knows nothing of the demo.
 
 import { Hono } from "hono";
 import { cors } from "hono/cors";
@@ -18,8 +17,7 @@ import {
 } from "./upstream.ts";
 
 /**
- * The base URL the demo relay's upstream has: requests under it are served in the same runtime, never
- * over a network.
+ * The demo upstream's base URL: requests under it are served in the same runtime.
  *
  * @example
  * ```ts
@@ -29,9 +27,8 @@ import {
 export const DEMO_BASE_URL = "https://demo.stopstream.invalid/v1";
 
 /**
- * A relay `fetch` that answers requests under {@linkcode DEMO_BASE_URL} with `demo`, numbering
- * them by the relay's attempt (so `attempt1=status:503` fails only the first), and sends any
- * other to `globalThis.fetch`.
+ * A relay `fetch` that answers requests under {@linkcode DEMO_BASE_URL} with `demo`, numbered by
+ * attempt (`attempt1=status:503` fails only the first), and sends others to `globalThis.fetch`.
  *
  * @example
  * ```ts
@@ -57,9 +54,8 @@ export function demoFetch(demo: (request: Request) => Promise<Response>): RelayF
 }
 
 /**
- * The relay on the demo model: `createRelay` with the demo as its one upstream, plus the demo
- * itself at `POST /demo/v1/chat/completions`, `/demo/v1/messages` and `/demo/v1/responses` and
- * its `caller-drop-after` fault, both behind the relay's keys. `options` may set any relay option but `upstreams` and `fetch`.
+ * `createRelay` with the demo as its one upstream, plus the demo itself under `POST /demo/v1/…`
+ * and its `caller-drop-after` fault, behind the relay's keys; `upstreams` and `fetch` are its own.
  *
  * @example
  * ```ts
@@ -94,7 +90,6 @@ export function createDemoRelay(
   // The demo is behind the same door: with keys configured, it is not a free public endpoint.
   app.use("/demo/*", requireKey(options.keys ?? []));
   app.all("/demo/v1/*", async (c) => {
-    // The same body limit as the chat route: this route is as public as the relay.
     if (c.req.method !== "POST") return demo(c.req.raw);
     const text = await readLimited(c.req.raw, maxBodyBytes);
     if (typeof text !== "string") return errorResponse(text);

@@ -1,5 +1,7 @@
 // What the demo model says: request validation and a deterministic reply plan, apart from timing.
 
+import { isRecord } from "../../relay/request_body.ts";
+
 export interface DemoChatRequest {
   model: string;
   messages: unknown[];
@@ -191,8 +193,4 @@ function hash(text: string): string {
     h = Math.imul(h, 0x01000193);
   }
   return (h >>> 0).toString(16).padStart(8, "0");
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

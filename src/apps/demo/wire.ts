@@ -1,6 +1,5 @@
-// The demo model in each protocol: its chat request and reply plan are the one source, and an
-// Anthropic Messages or Responses request is read, and its reply written, by the relay's own
-// translation (the same code the relay runs for a caller of that protocol).
+// The demo model in each protocol: one chat request and reply plan, read from and written to
+// Anthropic Messages or Responses by the relay's own translation.
 
 import type { ProtocolName } from "../../core/chat_options.ts";
 import type { ChatResult, FinishReason, StreamEvent } from "../../core/chat_result.ts";

@@ -1,8 +1,5 @@
-/**
- * The Durable Object behind the `HEALTH` binding: one per relay configuration, it counts every
- * isolate's call outcomes with the same rules as an isolate's own cooldowns (cooldown.ts), so a
- * fleet learns of an outage once. It imports nothing from `cloudflare:workers`.
- */
+// The Durable Object behind `HEALTH`, one per relay configuration: every isolate's call outcomes,
+// counted with cooldown.ts's rules, so a fleet learns of an outage once.
 
 import { type Outcome, UpstreamCooldowns, UpstreamRoute } from "../cooldown.ts";
 import { errorResponse } from "../error_response.ts";

@@ -1,8 +1,5 @@
-/**
- * An isolate's view of the fleet's cooldowns (the `HEALTH` Durable Object). Routing reads only
- * this view: it is refreshed at most once a second, and outcomes are sent when a call ends, both
- * off the request's path (`waitUntil`), so no request waits for the object.
- */
+// An isolate's view of the fleet's cooldowns (the `HEALTH` Durable Object), refreshed at most
+// once a second off the request's path (`waitUntil`): no request waits for the object.
 
 import { noop } from "../../core/constants.ts";
 import {
@@ -11,7 +8,7 @@ import {
   UpstreamCooldowns,
   type UpstreamRoute,
 } from "../cooldown.ts";
-import { type RelayNamespace, stubOf } from "../durable.ts";
+import { postJSON, type RelayNamespace, stubOf } from "../durable.ts";
 import type { HealthReport, HealthState } from "./relay_health.ts";
 
 /** The view is asked for again after this long, on the next request. */
@@ -36,10 +33,7 @@ export class SharedHealth {
     this.#shape = shape;
   }
 
-  /**
-   * `usable` minus the upstreams the fleet is cooling; unchanged when that would leave none
-   * (the isolate's own cooldowns then choose, as without `HEALTH`).
-   */
+  /** `usable` minus the upstreams the fleet is cooling, unless that would leave none. */
   usable(usable: (index: number) => boolean): (index: number) => boolean {
     const until = this.#until;
     if (until.length === 0) return usable;
@@ -73,10 +67,7 @@ export class SharedHealth {
     batch.push([index, outcome, this.#callers.get(route) ?? "", Date.now()]);
   }
 
-  /**
-   * Sends the outcomes noted so far (the answer refreshes the view): at once when one is a
-   * failure, else at most once a second, so a healthy fleet sends the object little.
-   */
+  /** Sends the outcomes noted so far: at once after a failure, else at most once a second. */
   flush(): Promise<void> | undefined {
     const batch = this.#batch;
     if (batch.length === 0) return undefined;
@@ -93,14 +84,9 @@ export class SharedHealth {
     this.#batch = [];
     this.#askedAt = now;
     this.#asking = true;
-    const request = new Request("https://relay-health/report", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(report),
-    });
     // An unreachable object leaves the view as it was: the isolate's own cooldowns still work.
     // A stub per request: Workers bind one to the request that made it.
-    return stubOf(this.#namespace, this.#name).fetch(request)
+    return postJSON(stubOf(this.#namespace, this.#name), "https://relay-health/report", report)
       .then(async (response) => {
         if (!response.ok) return;
         const { remainingMs } = await response.json() as HealthState;

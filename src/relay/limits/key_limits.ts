@@ -1,17 +1,16 @@
-/**
- * The Worker side of per-key limits: one request to the caller's `LIMITS` object before a call,
- * a lease renewed while it runs, released (unawaited, `waitUntil`) when it ends however it ends.
- */
+// The Worker side of per-key limits: one request to the caller's `LIMITS` object before a call,
+// a lease renewed while it runs, released (`waitUntil`) when it ends.
 
 import { noop } from "../../core/constants.ts";
 import type { RelayFailure } from "../error_response.ts";
-import { type RelayNamespace, stubOf } from "../durable.ts";
+import { postJSON, type RelayNamespace, type Stub, stubOf } from "../durable.ts";
 import type { AcquireAnswer, AcquireRequest } from "./relay_limits.ts";
 
 /** A slot's lease lasts this long unless renewed; a crashed isolate's slot is free after it. */
 const LEASE_MS = 60_000;
 /** Renewed this often while the call runs: two renewals may fail before it lapses. */
 const RENEW_MS = LEASE_MS / 3;
+const LIMITS_URL = "https://relay-limits";
 
 export interface KeyLimitSettings {
   /** Requests per minute per caller; 0: no limit. */
@@ -22,23 +21,23 @@ export interface KeyLimitSettings {
 
 /** A caller's slot while its call runs. */
 export class Lease {
-  #stub: { fetch(request: Request): Promise<Response> };
+  #stub: Stub;
   #id: string;
   #renew: ReturnType<typeof setInterval>;
   #released: Promise<void> | undefined;
 
-  constructor(stub: { fetch(request: Request): Promise<Response> }, id: string) {
+  constructor(stub: Stub, id: string) {
     this.#stub = stub;
     this.#id = id;
     this.#renew = setInterval(() => {
-      send(stub, "/renew", { lease: id, leaseMs: LEASE_MS }).catch(noop);
+      postJSON(stub, `${LIMITS_URL}/renew`, { lease: id, leaseMs: LEASE_MS }).catch(noop);
     }, RENEW_MS);
   }
 
   /** Once: the slot is free for the caller's next call. */
   release(): Promise<void> {
     clearInterval(this.#renew);
-    return this.#released ??= send(this.#stub, "/release", { lease: this.#id })
+    return this.#released ??= postJSON(this.#stub, `${LIMITS_URL}/release`, { lease: this.#id })
       .then(noop, noop);
   }
 }
@@ -52,17 +51,13 @@ export class KeyLimits {
     this.#settings = settings;
   }
 
-  /**
-   * A 429 to answer (in the shape of the caller's protocol), a lease to release when the call
-   * ends, or `undefined` (no slot to hold). An unreachable object lets the call through: limits
-   * protect, they must not take the relay down.
-   */
+  /** A 429 (in the caller's protocol's shape), a lease, or `undefined`; an unreachable object lets the call through. */
   async acquire(caller: string): Promise<RelayFailure | Lease | undefined> {
     const stub = stubOf(this.#namespace, `limits:${caller}`);
     const body: AcquireRequest = { ...this.#settings, leaseMs: LEASE_MS };
     let answer: AcquireAnswer;
     try {
-      const response = await send(stub, "/acquire", body);
+      const response = await postJSON(stub, `${LIMITS_URL}/acquire`, body);
       if (!response.ok) return undefined;
       answer = await response.json() as AcquireAnswer;
     } catch {
@@ -71,20 +66,6 @@ export class KeyLimits {
     if ("refused" in answer) return refusal(answer, this.#settings);
     return answer.lease === null ? undefined : new Lease(stub, answer.lease);
   }
-}
-
-function send(
-  stub: { fetch(request: Request): Promise<Response> },
-  path: string,
-  body: unknown,
-): Promise<Response> {
-  return stub.fetch(
-    new Request(`https://relay-limits${path}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    }),
-  );
 }
 
 function refusal(

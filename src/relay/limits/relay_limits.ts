@@ -1,9 +1,5 @@
-/**
- * The Durable Object behind the `LIMITS` binding: one per caller (named by a hash of its relay
- * key, never the key), it counts the caller's requests of the last minute and the calls it has
- * in flight, each held by a lease that lapses unless renewed, so a crashed isolate cannot keep a
- * slot for ever. It imports nothing from `cloudflare:workers`.
- */
+// The Durable Object behind `LIMITS`, one per caller (a hash of its key): its requests of the last
+// minute and its calls in flight, each a lease that lapses unless renewed (an isolate may crash).
 
 const MINUTE_MS = 60_000;
 
