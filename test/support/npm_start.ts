@@ -29,6 +29,11 @@ export interface StartedRelay {
   url: string;
   /** Everything it printed so far (for failure messages). */
   output(): string;
+  /**
+   * Resolves with the output once `test` holds of it (checked as each piece arrives); rejects
+   * after `timeoutMs` with what it printed.
+   */
+  waitForOutput(test: (output: string) => boolean, timeoutMs: number): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -71,5 +76,28 @@ export async function startRelay(
       reject(new Error(`npm start exited early:\n${output}`));
     });
   });
-  return { url, output: () => output, stop };
+  const waitForOutput = (test: (output: string) => boolean, timeoutMs: number) =>
+    new Promise<string>((resolve, reject) => {
+      const check = (): void => {
+        if (!test(output)) return;
+        settle();
+        resolve(output);
+      };
+      const timer = setTimeout(() => {
+        settle();
+        reject(
+          new Error(`npm start did not print what was awaited in ${timeoutMs} ms:\n${output}`),
+        );
+      }, timeoutMs);
+      const settle = (): void => {
+        clearTimeout(timer);
+        child.stdout?.off("data", check);
+        child.stderr?.off("data", check);
+      };
+      // After the listeners that append the piece: `check` sees it.
+      child.stdout?.on("data", check);
+      child.stderr?.on("data", check);
+      check();
+    });
+  return { url, output: () => output, waitForOutput, stop };
 }

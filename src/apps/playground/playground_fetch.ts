@@ -5,6 +5,9 @@
 
 export const FETCH_SCRIPT: string = String.raw`
 const NOTE_KINDS = new Set(["open", "retry", "resume", "fallback", "upstream"]);
+/** The lines that end a stream of each protocol the page speaks (an error event is an end too). */
+const END_LINES = new Set(["data: [DONE]", "event: message_stop", "event: error",
+  "event: response.completed", "event: response.failed", "event: response.incomplete"]);
 
 /** "retry attempt=2 delay_ms=1000 reason=503 t=4" → { kind: "retry", attempt: "2", … } */
 function parseNote(text) {
@@ -44,7 +47,7 @@ function observeBody(body, timeline, connection, stop) {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let pending = "";
-  let ended = false; // [DONE] or an error event: the stream's own end
+  let ended = false; // the stream's own end (END_LINES)
   const end = (how) => {
     if (ended) {
       connection.data.how = "ended";
@@ -68,7 +71,7 @@ function observeBody(body, timeline, connection, stop) {
       const lines = pending.split("\n");
       pending = lines.pop();
       for (const line of lines) {
-        if (line === "data: [DONE]" || line.startsWith('data: {"error"')) ended = true;
+        if (END_LINES.has(line) || line.startsWith('data: {"error"')) ended = true;
         if (!line.startsWith(": ")) continue;
         const note = parseNote(line.slice(2));
         if (NOTE_KINDS.has(note.kind)) timeline.note(note);

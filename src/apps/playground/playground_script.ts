@@ -31,9 +31,11 @@ function log(line) {
 function remember(call, id) {
   call.id = id;
   $("stream-id").textContent = id;
-  $("follow-link").href = "?follow=" + id;
+  // A stream's events are in the protocol it was started in: whoever follows it must read that.
+  $("follow-link").href = "?follow=" + id + "&protocol=" + call.protocol;
   $("stream-row").hidden = false;
-  sessionStorage.setItem(STREAM_KEY, JSON.stringify({ id, prompt: call.prompt, model: call.model }));
+  sessionStorage.setItem(STREAM_KEY,
+    JSON.stringify({ id, prompt: call.prompt, model: call.model, protocol: call.protocol }));
 }
 
 function forget(call) {
@@ -201,12 +203,22 @@ $("fault").addEventListener("change", help);
 help();
 
 // Another tab's stream (?follow=<id>), or the answer this tab showed before a reload.
-const followed = new URLSearchParams(location.search).get("follow");
+// Either is read in the protocol it was started in, which the picker then shows.
+const params = new URLSearchParams(location.search);
+const followed = params.get("follow");
 const saved = JSON.parse(sessionStorage.getItem(STREAM_KEY) || "null");
+const pick = (protocol) => {
+  if ([...$("protocol").options].some((option) => option.value === protocol)) {
+    $("protocol").value = protocol;
+  }
+  return $("protocol").value;
+};
 if (followed !== null && STREAM_ID.test(followed)) {
-  run({ follow: followed, prompt: "(following)", model: "demo" });
+  run({ follow: followed, prompt: "(following)", model: "demo",
+    protocol: pick(params.get("protocol")) });
 } else if (saved !== null && STREAM_ID.test(saved.id)) {
   $("prompt").value = saved.prompt;
-  run({ follow: saved.id, prompt: saved.prompt, model: saved.model || "demo", reloaded: true });
+  run({ follow: saved.id, prompt: saved.prompt, model: saved.model || "demo", reloaded: true,
+    protocol: pick(saved.protocol) });
 }
 `;
