@@ -4,15 +4,10 @@
 // a state of the page, never for time to pass.
 import { mkdir } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
-import {
-  CHROMIUM_INSTALL_HINT,
-  CHROMIUM_PATH,
-  hasChromium,
-  launchChromium,
-} from "../support/chromium.ts";
-import { type StartedRelay, startRelay } from "../support/npm_start.ts";
+import type { BrowserContext, Page } from "playwright-core";
+import { describe, expect, test } from "vitest";
+import { CHROMIUM_INSTALL_HINT, CHROMIUM_PATH, hasChromium } from "../support/chromium.ts";
+import { usePlaygroundBrowser } from "../support/playground_browser.ts";
 
 /** Where the layout checks write what they saw (not committed). */
 const SHOTS = fileURLToPath(new URL("../../.tmp/browser/playground/", import.meta.url));
@@ -72,37 +67,14 @@ if (!hasChromium()) {
 }
 
 describe.skipIf(!hasChromium())("the relay playground in headless Chromium", () => {
-  let relay: StartedRelay;
-  let browser: Browser;
-  let context: BrowserContext;
-  let pageErrors: string[] = [];
-
-  beforeAll(async () => {
-    [relay, browser] = await Promise.all([startRelay(), launchChromium()]);
-  });
-
-  afterEach(async () => {
-    await context?.close();
-    expect(pageErrors).toEqual([]);
-    pageErrors = [];
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await relay?.stop();
-  });
+  const playground = usePlaygroundBrowser();
 
   /** A page of its own (a fresh context: its own sessionStorage) at `path`. */
   async function open(path = "/", shared?: BrowserContext, width = 1280): Promise<Page> {
-    if (shared === undefined) {
-      context = await browser.newContext({
-        viewport: { width, height: 900 },
-        colorScheme: "light",
-      });
-    }
-    const page = await (shared ?? context).newPage();
-    page.on("pageerror", (error) => pageErrors.push(String(error)));
-    await page.goto(`${relay.url}${path}`);
+    const context = shared ??
+      await playground.newContext({ viewport: { width, height: 900 }, colorScheme: "light" });
+    const page = playground.watch(await context.newPage());
+    await page.goto(`${playground.url}${path}`);
     return page;
   }
 
@@ -141,7 +113,7 @@ describe.skipIf(!hasChromium())("the relay playground in headless Chromium", () 
 
   /** The answer as an undisturbed stream gives it (the demo's reply is deterministic). */
   async function undisturbed(prompt: string, fault: string): Promise<string> {
-    const response = await fetch(`${relay.url}/v1/chat/completions`, {
+    const response = await fetch(`${playground.url}/v1/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json", "x-demo-fault": fault },
       body: JSON.stringify({
@@ -159,7 +131,7 @@ describe.skipIf(!hasChromium())("the relay playground in headless Chromium", () 
   }
 
   async function streamStatus(id: string): Promise<string> {
-    const response = await fetch(`${relay.url}/v1/streams/${id}`, {
+    const response = await fetch(`${playground.url}/v1/streams/${id}`, {
       headers: { accept: "application/json" },
     });
     return ((await response.json()) as { status: string }).status;
@@ -318,7 +290,7 @@ describe.skipIf(!hasChromium())("the relay playground in headless Chromium", () 
     const first = await send("Follow me", "words=200");
     const id = await streamId(first);
     await waitForWords(first, 5);
-    const second = await open(`/?follow=${id}`, context);
+    const second = await open(`/?follow=${id}`, first.context());
     await waitForWords(second, 5);
     expect(await state(first)).toBe("streaming"); // it was following a running answer
     await Promise.all([first, second].map((p) => p.waitForSelector('#status[data-state="done"]')));
@@ -329,7 +301,7 @@ describe.skipIf(!hasChromium())("the relay playground in headless Chromium", () 
   test("Stop in the second tab stops the answer in both", async () => {
     const first = await send("Stop me from elsewhere", "words=200");
     const id = await streamId(first);
-    const second = await open(`/?follow=${id}`, context);
+    const second = await open(`/?follow=${id}`, first.context());
     await waitForWords(second, 5);
     await second.click("#stop");
     await second.waitForSelector('#status[data-state="stopped"]');

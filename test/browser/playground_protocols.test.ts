@@ -2,15 +2,10 @@
 // serves under `npm start` (the demo model), picks each protocol, and sends. The page's own
 // requests, seen by the browser, say which route it called and in which shape; the page says
 // what came back. Every check waits for a state of the page, never for time to pass.
-import type { Browser, BrowserContext, Page, Request } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
-import {
-  CHROMIUM_INSTALL_HINT,
-  CHROMIUM_PATH,
-  hasChromium,
-  launchChromium,
-} from "../support/chromium.ts";
-import { type StartedRelay, startRelay } from "../support/npm_start.ts";
+import type { Page, Request } from "playwright-core";
+import { describe, expect, test } from "vitest";
+import { CHROMIUM_INSTALL_HINT, CHROMIUM_PATH, hasChromium } from "../support/chromium.ts";
+import { usePlaygroundBrowser } from "../support/playground_browser.ts";
 
 /** Each option of the picker: the route it calls and a field only its request shape has. */
 const PROTOCOLS = [
@@ -27,25 +22,7 @@ if (!hasChromium()) {
 }
 
 describe.skipIf(!hasChromium())("the playground's protocol picker in headless Chromium", () => {
-  let relay: StartedRelay;
-  let browser: Browser;
-  let context: BrowserContext;
-  let pageErrors: string[] = [];
-
-  beforeAll(async () => {
-    [relay, browser] = await Promise.all([startRelay(), launchChromium()]);
-  });
-
-  afterEach(async () => {
-    await context?.close();
-    expect(pageErrors).toEqual([]);
-    pageErrors = [];
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await relay?.stop();
-  });
+  const playground = usePlaygroundBrowser();
 
   /** A fresh page with `protocol` picked, sending `prompt`; `posts` fills with its POSTs. */
   async function send(
@@ -53,14 +30,13 @@ describe.skipIf(!hasChromium())("the playground's protocol picker in headless Ch
     prompt: string,
     options: { fault?: string; tools?: boolean } = {},
   ): Promise<{ page: Page; posts: Request[] }> {
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    page.on("pageerror", (error) => pageErrors.push(String(error)));
+    const context = await playground.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = playground.watch(await context.newPage());
     const posts: Request[] = [];
     page.on("request", (request) => {
       if (request.method() === "POST") posts.push(request);
     });
-    await page.goto(`${relay.url}/`);
+    await page.goto(`${playground.url}/`);
     await page.selectOption("#protocol", protocol);
     await page.fill("#prompt", prompt);
     await page.selectOption("#fault", options.fault ?? "");
@@ -78,9 +54,8 @@ describe.skipIf(!hasChromium())("the playground's protocol picker in headless Ch
     );
 
   test("the picker offers the relay's three protocols, chat completions first", async () => {
-    context = await browser.newContext();
-    const page = await context.newPage();
-    await page.goto(`${relay.url}/`);
+    const page = await (await playground.newContext()).newPage();
+    await page.goto(`${playground.url}/`);
     const options = await page.$$eval(
       "#protocol option",
       (els) => els.map((el) => (el as HTMLOptionElement).value),
@@ -144,12 +119,11 @@ describe.skipIf(!hasChromium())("the playground's protocol picker in headless Ch
       const id = await text(page, "#stream-id");
       const link = await page.getAttribute("#follow-link", "href");
       await waitForWords(page, 5);
-      const second = await context.newPage();
-      second.on("pageerror", (error) => pageErrors.push(String(error)));
+      const second = playground.watch(await page.context().newPage());
       second.on("request", (request) => {
         if (request.method() === "POST") posts.push(request);
       });
-      await second.goto(new URL(link ?? "", `${relay.url}/`).href);
+      await second.goto(new URL(link ?? "", `${playground.url}/`).href);
       await waitForWords(second, 5);
       await page.reload();
       for (const tab of [page, second]) {
