@@ -30,10 +30,12 @@ export class ResponsesEncoder extends InboundEncoder {
   #items: Item[] = [];
   #open: Item | undefined = undefined;
 
-  constructor(id: string, model: string) {
+  /** `sequence` numbers the first event (a resumed stream's go on from the stored ones). */
+  constructor(id: string, model: string, sequence = 0) {
     super();
     this.#id = id;
     this.#model = model;
+    this.#seq = sequence;
   }
 
   /**

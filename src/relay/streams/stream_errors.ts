@@ -6,11 +6,9 @@
 
 import { errorResponse, type RelayFailure } from "../error_response.ts";
 import { encoderFor, INBOUND } from "../inbound.ts";
+import { ResponsesEncoder } from "../responses_events.ts";
 import type { StreamAnswer } from "./stream_store.ts";
 import type { StartPlan } from "./wire.ts";
-
-/** The start of a Responses event's data, as the relay's encoder writes it. */
-const SEQUENCE = /^(data: \{"type":"[\w.]+","sequence_number":)(\d+)/gm;
 
 /** A stream whose protocol is not known (a plan that could not be read): OpenAI chat's shape. */
 const UNKNOWN: StreamAnswer = { protocol: "openai-chat", id: "", model: "" };
@@ -33,9 +31,10 @@ export class StreamErrors {
    */
   event(failure: RelayFailure, events: number): string {
     const { protocol, id, model } = this.#answer;
-    const text = encoderFor({ id, model, includeUsage: false, protocol }).fail(failure);
-    if (protocol !== "openai-responses") return text;
-    return text.replace(SEQUENCE, (_, start: string, n: string) => `${start}${events + Number(n)}`);
+    const encoder = protocol === "openai-responses"
+      ? new ResponsesEncoder(id, model, events)
+      : encoderFor({ id, model, includeUsage: false, protocol });
+    return encoder.fail(failure);
   }
 }
 
