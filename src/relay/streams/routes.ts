@@ -1,12 +1,11 @@
-/**
- * The Worker side of resumable streams. The caller's key never reaches the Durable Object, only
- * a hash of it salted with the stream id.
- */
+// The Worker side of resumable streams. The caller's key never reaches the Durable Object, only
+// a hash of it salted with the stream id.
 
 import { Hono } from "hono";
 import { bearerKey, callerAuthorization, sha256, toHex } from "../auth.ts";
 import type { Outcome } from "../cooldown.ts";
 import { keyIdOf, logCall } from "../call_log.ts";
+import { stubOf } from "../durable.ts";
 import { OUTCOMES_HEADER, parseOutcomes } from "./outcomes.ts";
 import { parseReturned, RETURNED_HEADER } from "./retry_allowance.ts";
 import {
@@ -38,10 +37,7 @@ export function wantsResumable(headers: Headers): boolean {
   return headers.get(RESUMABLE_HEADER)?.trim().toLowerCase() === "true";
 }
 
-/**
- * The Durable Object answers as the relay does; `outcomes` is for the isolate's cooldowns,
- * `returned` the lent retries it gives back.
- */
+/** `outcomes` is for the isolate's cooldowns, `returned` the lent retries it gives back. */
 export async function startStream(
   config: StreamsConfig,
   caller: Request,
@@ -67,7 +63,7 @@ export async function startStream(
     // call then. Once it has begun, the call no longer depends on this request.
     signal: caller.signal,
   });
-  const response = mutable(await stubOf(config, id).fetch(request));
+  const response = mutable(await stubOf(config.namespace, id).fetch(request));
   const outcomes = parseOutcomes(response.headers.get(OUTCOMES_HEADER));
   const returned = parseReturned(response.headers.get(RETURNED_HEADER));
   response.headers.delete(OUTCOMES_HEADER);
@@ -122,10 +118,6 @@ async function logResume(
   });
 }
 
-function stubOf(config: StreamsConfig, id: string): { fetch(r: Request): Promise<Response> } {
-  return config.namespace.get(config.namespace.idFromName(id));
-}
-
 async function callStream(
   config: StreamsConfig,
   caller: Request,
@@ -135,7 +127,7 @@ async function callStream(
 ): Promise<Response> {
   const headers = { [OWNER_HEADER]: await ownerOf(config, id, caller) };
   const request = new Request(`https://relay-stream${path}`, { method, headers });
-  return mutable(await stubOf(config, id).fetch(request));
+  return mutable(await stubOf(config.namespace, id).fetch(request));
 }
 
 /** The key check has already accepted the key; `""` when the relay takes no keys. */

@@ -1,10 +1,8 @@
-/**
- * What the Worker and its `RelayStream` Durable Object agree on; the Durable Object API slice is
- * declared here, so nothing imports `cloudflare:workers`.
- */
+// What the Worker and its `RelayStream` Durable Object agree on.
 
 import type { CallLogStart } from "../call_log.ts";
 import type { StreamChatOptions } from "../../core/chat_options.ts";
+import type { RelayNamespace } from "../durable.ts";
 import { errorResponse } from "../error_response.ts";
 import type { AnswerInfo } from "../inbound.ts";
 
@@ -43,10 +41,7 @@ const LIMIT_GROUPS = ["retry", "timeouts"] as const;
 /** A target's `apiKey: undefined` (no key, none inherited, see app.ts): JSON drops `undefined`. */
 const NO_KEY = null;
 
-/**
- * An `Infinity` limit travels as `null`, which no valid option is; {@linkcode decodePlan}
- * restores it. NaN and -Infinity cannot travel: RangeError (`createRelay` refuses them anyway).
- */
+/** `Infinity` travels as `null`, which no valid option is; NaN and -Infinity throw RangeError. */
 export function encodePlan(plan: StartPlan): string {
   const call = mapCallLimits(plan.call, NO_KEY, (name, value) => {
     if (value === Number.POSITIVE_INFINITY) return null;
@@ -87,25 +82,17 @@ function mapCallLimits<T extends Partial<StreamChatOptions>>(
 }
 
 /**
- * The Durable Object namespace of resumable streams (the `STREAMS` binding, class `RelayStream`).
- * Only the two methods the relay calls are declared, so any real namespace fits.
+ * The Durable Object namespace of resumable streams (the `STREAMS` binding, class `RelayStream`),
+ * as the relay uses every namespace: objects named by stream id.
  *
  * @example
  * ```ts
  * createRelay({ streams: env.STREAMS as RelayStreamNamespace });
  * ```
  */
-export interface RelayStreamNamespace {
-  /** The id of the object for `name` (the relay names objects by stream id). */
-  idFromName(name: string): unknown;
-  /** A stub for an id: `fetch` sends a request to the object. */
-  get(id: unknown): { fetch(request: Request): Promise<Response> };
-}
+export type RelayStreamNamespace = RelayNamespace;
 
-export function isStreamNamespace(value: unknown): value is RelayStreamNamespace {
-  const candidate = value as Partial<RelayStreamNamespace> | null | undefined;
-  return typeof candidate?.idFromName === "function" && typeof candidate.get === "function";
-}
+export { isRelayNamespace as isStreamNamespace } from "../durable.ts";
 
 /** The same answer for an unknown, expired or foreign id, so ids cannot be probed. */
 export function streamNotFound(): Response {
