@@ -91,15 +91,15 @@ describe("EventLog", () => {
     const [byText, byBytes] = [new CountingStore(), new CountingStore()];
     const logs = [new EventLog(byText, 1 << 20, 9), new EventLog(byBytes, 1 << 20, 9)];
     expect(logs[0]!.append(text)).toBe(true);
-    expect(logs[1]!.appendBytes(new TextEncoder().encode(text))).toBe(true);
+    expect(logs[1]!.append(new TextEncoder().encode(text))).toBe(true);
     for (const log of logs) log.subscribe(() => {});
     await Promise.all([byText.sync(), byBytes.sync()]);
     expect(decode(logs[1]!.read(8).bytes)).toBe(decode(logs[0]!.read(8).bytes));
     expect(logs[1]!.read(8).last).toBe(11);
     // The byte limit counts id lines too, and refuses before keeping anything.
     const small = new EventLog(new CountingStore(), 20, 1);
-    expect(small.appendBytes(new TextEncoder().encode(event(1)))).toBe(false);
-    expect(small.appendBytes(new TextEncoder().encode("data: {}\n\n"))).toBe(true);
+    expect(small.append(new TextEncoder().encode(event(1)))).toBe(false);
+    expect(small.append(new TextEncoder().encode("data: {}\n\n"))).toBe(true);
   });
 
   it("serves readers at the live edge from memory, and one far behind from storage", async () => {

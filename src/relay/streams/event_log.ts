@@ -1,7 +1,5 @@
-/**
- * A resumable stream's events, numbered from 1 and stored in batches. A batch is visible to readers
- * only once durable, so whatever any reader saw survives a restart of the Durable Object.
- */
+// A resumable stream's events, numbered from 1 and stored in batches. A batch is visible to readers
+// only once durable, so whatever any reader saw survives a restart of the Durable Object.
 
 import { PendingBatch } from "./pending_batch.ts";
 import type { Batch, StreamStore } from "./stream_store.ts";
@@ -30,6 +28,8 @@ export class EventLog {
   unreadSince = Date.now();
   /** Called when the last reader leaves. */
   onUnread: (() => void) | undefined;
+  /** Whether the stream was deleted (expired) under its readers. */
+  forgotten = false;
   #store: StreamStore;
   #maxBytes: number;
   #batch: PendingBatch;
@@ -41,7 +41,6 @@ export class EventLog {
   #syncing: Promise<void> | undefined;
   #unsynced: { last: number; final: boolean } | undefined;
   #listeners = new Set<() => void>();
-  #forgotten = false;
   /** The last `RECENT` batches written, oldest first, visible or not yet. */
   #recent: Batch[] = [];
 
@@ -62,22 +61,15 @@ export class EventLog {
   }
 
   /** Returns `false`, and keeps nothing, when the events would pass the byte limit. */
-  append(text: string): boolean {
-    const { count, size } = this.#batch.encode(text);
-    return this.#take(count, size);
-  }
-
-  #take(count: number, size: number): boolean {
+  append(events: string | Uint8Array): boolean {
     const pending = this.#batch;
+    const { count, size } = typeof events === "string"
+      ? pending.encode(events)
+      : pending.encodeBytes(events);
     if (this.bytes + pending.bytes + size > this.#maxBytes) return false;
     pending.queue(count, size);
     if (pending.bytes >= MAX_BATCH) this.#flush(false);
     return true;
-  }
-
-  appendBytes(bytes: Uint8Array): boolean {
-    const { count, size } = this.#batch.encodeBytes(bytes);
-    return this.#take(count, size);
   }
 
   /** Only before the first event: a reader who resumes after an event gets events only. */
@@ -105,10 +97,7 @@ export class EventLog {
     return this.#durable;
   }
 
-  /**
-   * A joining reader forces a write, so a resume does not wait out the window; at most once per
-   * `FLUSH_MS`, so a client reconnecting in a loop cannot multiply writes.
-   */
+  /** A joining reader forces a write, at most once per `FLUSH_MS` (a reconnect loop is common). */
   subscribe(wake: () => void): () => void {
     this.#listeners.add(wake);
     if (Date.now() - this.#lastForced >= FLUSH_MS) {
@@ -129,7 +118,7 @@ export class EventLog {
   }
 
   read(after: number): { bytes: Uint8Array | undefined; last: number } {
-    if (this.#forgotten) return { bytes: undefined, last: after };
+    if (this.forgotten) return { bytes: undefined, last: after };
     const batches = this.#recentAfter(after) ?? this.#store.batchesAfter(after, this.lastVisible);
     if (batches.length === 0) return { bytes: undefined, last: after };
     const last = (batches.at(-1) as Batch).last;
@@ -158,14 +147,9 @@ export class EventLog {
     return found;
   }
 
-  /** Whether the stream was deleted (expired) under its readers. */
-  get forgotten(): boolean {
-    return this.#forgotten;
-  }
-
   /** The stream was deleted: readers still attached end where they are. */
   forget(): void {
-    this.#forgotten = true;
+    this.forgotten = true;
     this.ended = true;
     for (const wake of [...this.#listeners]) wake();
   }
@@ -187,10 +171,7 @@ export class EventLog {
     this.#durable = this.#syncing ??= this.#sync();
   }
 
-  /**
-   * Group commit: one `sync()` covers every write made before it, and writes during it wait for
-   * the next, so a slow disk delays readers by one sync, not one per batch.
-   */
+  /** Group commit: one `sync()` covers every write before it; later writes wait for the next. */
   async #sync(): Promise<void> {
     try {
       while (this.#unsynced !== undefined) {

@@ -2,6 +2,7 @@
 
 const encoder = new TextEncoder();
 const NEWLINE = 10;
+const ID_PREFIX = encoder.encode("id: ");
 
 /** Where the event at `from` ends (after its `\n\n`), or `end`; UTF-8 0x0A is always a newline. */
 function eventEnd(buffer: Uint8Array, from: number, end: number): number {
@@ -21,10 +22,7 @@ function idLineBytes(id: number): number {
 /** Writes `id: <id>\n` at `at`; returns where it ends. */
 function writeIdLine(buffer: Uint8Array, at: number, id: number): number {
   const end = at + idLineBytes(id) - 1;
-  buffer[at] = 105; // i
-  buffer[at + 1] = 100; // d
-  buffer[at + 2] = 58; // :
-  buffer[at + 3] = 32; // space
+  buffer.set(ID_PREFIX, at);
   for (let i = end - 1, n = id; i >= at + 4; i--, n = Math.floor(n / 10)) buffer[i] = 48 + n % 10;
   buffer[end] = NEWLINE;
   return end + 1;
@@ -41,10 +39,7 @@ export class PendingBatch {
     this.#buffer = new Uint8Array(capacity);
   }
 
-  /**
-   * Encodes behind the batch without taking the events in ({@linkcode PendingBatch.queue} does).
-   * One `encodeInto` after room for the id lines, then `#number`: no string per event.
-   */
+  /** Encodes behind the batch (`queue` takes it in): one `encodeInto`, no string per event. */
   encode(text: string): { count: number; size: number } {
     let count = 0;
     let idBytes = 0;
@@ -92,10 +87,7 @@ export class PendingBatch {
     return this.bytes + idBytes;
   }
 
-  /**
-   * Moves each event down in place behind its id line: a move never reaches bytes still to
-   * move, as the id lines written so far fit in the room left.
-   */
+  /** Moves each event down behind its id line, in place: the room left holds the id lines. */
   #number(from: number, end: number): number {
     const buffer = this.#buffer;
     let at = this.bytes;

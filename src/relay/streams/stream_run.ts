@@ -215,7 +215,7 @@ export class StreamRun {
           if (!started && encoder.started) log.note(this.#label.late());
           // Progress comments go to readers unnumbered; events are numbered and stored.
           if (isComment(text)) log.note(text);
-          else if (!(bytes === undefined ? log.append(text) : log.appendBytes(bytes))) {
+          else if (!log.append(bytes ?? text)) {
             this.stop("too_large");
             void iterator.return?.();
             await log.close(encoder.fail(tooLarge(plan.maxBytes)));
