@@ -1,16 +1,11 @@
-/**
- * What a resumable call taught about each upstream, sent by the Durable Object in a header so
- * the Worker can record it in the isolate's cooldowns like any other call's.
- */
+// What a resumable call taught about each upstream, sent by the Durable Object in a header so
+// the Worker can record it in the isolate's cooldowns like any other call's.
 
 import { isAPIStatusError } from "../../core/error_guards.ts";
 import type { RelayEvent } from "../chunks.ts";
 import { type Outcome, outcomeOf } from "../cooldown.ts";
 
-/**
- * One word per target in order (`failure,pending`; `pending`: still under way at the start
- * response, left unrecorded). Worker and Durable Object only: callers never see it.
- */
+/** One word per target: `failure,pending` (`pending`: under way, not recorded). Not for callers. */
 export const OUTCOMES_HEADER = "x-stopstream-outcomes";
 
 const PENDING = "pending";

@@ -47,10 +47,8 @@ export function afterTheEnd(given: string, last: number): RelayFailure {
   };
 }
 
-/**
- * workerd notices a departed caller only when a write fails, hence the keep-alives; a caller
- * that takes nothing for `STALLED_KEEP_ALIVES` intervals is closed without `[DONE]`, to resume.
- */
+// workerd notices a departed caller only when a write fails, hence the keep-alives; a caller
+// that takes nothing for `STALLED_KEEP_ALIVES` intervals is closed without `[DONE]`, to resume.
 export function readEvents(
   log: EventLog,
   after: number,

@@ -1,7 +1,5 @@
-/**
- * The Durable Object of one resumable stream. It imports nothing from `cloudflare:workers` (the
- * relay talks to it with `fetch` only), so `stopstream/hono` still loads in Node, Deno and Bun.
- */
+// The Durable Object of one resumable stream. It imports nothing from `cloudflare:workers` (the
+// relay talks to it with `fetch` only), so `stopstream/hono` still loads in Node, Deno and Bun.
 
 import type { RelayFetch } from "../options.ts";
 import { noop, STREAM_ID_HEADER } from "../../core/constants.ts";
@@ -158,10 +156,7 @@ export class RelayStream {
     return new StreamErrors(plan && answerOf(plan)).response(START_FAILED);
   }
 
-  /**
-   * A stream found running with no call in memory lost it in a restart: it ends here, with
-   * `INTERRUPTED` after the last stored event (the last any reader was sent).
-   */
+  /** Running with no call in memory: the call was lost in a restart, it ends with `INTERRUPTED`. */
   async #find(owner: string): Promise<StreamMeta | undefined> {
     let meta = this.#store.meta();
     if (meta === undefined) return undefined;
@@ -201,22 +196,15 @@ export class RelayStream {
   }
 
   async #cancel(meta: StreamMeta): Promise<Response> {
-    const run = this.#run;
-    if (meta.status !== "running" || run === undefined) {
-      return Response.json({
-        ...describeStream(meta, this.#log, this.#store.writes),
-        cancelled: false,
-      });
-    }
+    const run = meta.status === "running" ? this.#run : undefined;
     // Two cancels at once: the one that stopped the run says so, the other that it had ended.
-    const stopping = run.stopped === undefined;
-    run.stop("cancelled");
-    await this.#recorded;
-    const ended = this.#store.meta() ?? meta;
-    return Response.json({
-      ...describeStream(ended, this.#log, this.#store.writes),
-      cancelled: stopping,
-    });
+    const cancelled = run !== undefined && run.stopped === undefined;
+    if (run !== undefined) {
+      run.stop("cancelled");
+      await this.#recorded;
+    }
+    const ended = run === undefined ? meta : this.#store.meta() ?? meta;
+    return Response.json({ ...describeStream(ended, this.#log, this.#store.writes), cancelled });
   }
 
   async #record(status: StreamStatus | undefined): Promise<void> {

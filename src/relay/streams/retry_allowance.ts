@@ -1,7 +1,5 @@
-/**
- * The retries a resumable stream's call may make: lent by the Worker from the caller's budget
- * (src/relay/caller_budget.ts), since the Durable Object cannot reach the isolate's budget.
- */
+// The retries a resumable stream's call may make: lent by the Worker from the caller's budget
+// (src/relay/caller_budget.ts), since the Durable Object cannot reach the isolate's budget.
 
 import type { RetryBudget } from "../../core/retry_budget.ts";
 
@@ -28,10 +26,7 @@ export class RetryAllowance implements RetryBudget {
     return this.#left;
   }
 
-  /**
-   * At the start response: what is left goes back when the answer has begun or the call ended
-   * (a healthy call must not hold retries others need); a call still failing keeps it.
-   */
+  /** At the start response what is left goes back, as others need it; a failing call `keep`s it. */
   release(keep: boolean): number {
     if (keep) return 0;
     const left = this.#left;

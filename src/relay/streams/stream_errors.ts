@@ -1,8 +1,5 @@
-/**
- * The errors the relay itself writes about a resumable stream (its restart, its expiry, a reader
- * refused), in the protocol the stream was started in: an SDK of that protocol must see an error,
- * never a shorter answer it takes for whole.
- */
+// The errors the relay itself writes about a resumable stream (its restart, its expiry, a reader
+// refused), in its own protocol: an SDK must see an error, never a shorter answer taken for whole.
 
 import { errorResponse, type RelayFailure } from "../error_response.ts";
 import { encoderFor, INBOUND } from "../inbound.ts";

@@ -30,7 +30,7 @@ const STOP_OUTCOMES: Record<StopReason, CallOutcome> = {
 };
 
 /** Not a passing condition: a client must not send the request again by itself. */
-export const STOPPED: RelayFailure = {
+const STOPPED: RelayFailure = {
   status: 499,
   message: "The answer was stopped by a cancel request, so it is incomplete.",
   type: "cancelled",
@@ -121,12 +121,9 @@ export class StreamRun {
     );
   }
 
-  /**
-   * Settles once the final event is visible; `undefined` when nothing was stored. A caller who
-   * aborts `signal` before the answer begins never learned the id: nobody could resume or stop it.
-   */
+  /** Settles once the final event is visible; `undefined` when nothing was stored. */
   start(signal: AbortSignal | undefined): Promise<StreamStatus | undefined> {
-    const ended = this.#pump(this.#chat, this.#encoder, this.#log, this.#plan);
+    const ended = this.#pump();
     // After the pump began iterating: reading `result` first would lose the events.
     const { log, id, upstreams } = this.#plan;
     logWhenSettled(
@@ -136,6 +133,7 @@ export class StreamRun {
       (target) => upstreams[target] ?? target,
       () => this.stopped && STOP_OUTCOMES[this.stopped],
     );
+    // Gone before the answer began, the caller never learned the id: none could resume or stop it.
     const callerLeft = (): void => {
       if (!this.#isCommitted) this.stop("caller_left");
     };
@@ -158,14 +156,10 @@ export class StreamRun {
     return this.#plan.unreadMs ?? UNREAD_MS;
   }
 
-  /**
-   * When the heartbeat alarm should come next; `undefined` once it stopped the run because
-   * nobody read it for the plan's `unreadMs` (an answer nobody reads would run to its byte limit).
-   */
+  /** The next heartbeat; `undefined` once it stopped an unread run (it would run to its limit). */
   heartbeat(now: number, everyMs: number): number | undefined {
-    const unreadMs = this.unreadMs;
     if (this.#log.readers > 0) return now + everyMs;
-    const due = this.#log.unreadSince + unreadMs;
+    const due = this.#log.unreadSince + this.unreadMs;
     if (now < due) return Math.min(now + everyMs, due);
     this.stop("unread");
     return undefined;
@@ -185,19 +179,15 @@ export class StreamRun {
     this.#commit(failure);
   }
 
-  async #pump(
-    chat: Call<RelayItem>,
-    encoder: AnswerEncoder,
-    log: EventLog,
-    plan: StartPlan,
-  ): Promise<StreamStatus | undefined> {
-    const iterator = chat[Symbol.asyncIterator]();
+  async #pump(): Promise<StreamStatus | undefined> {
+    const encoder = this.#encoder;
+    const log = this.#log;
+    const iterator = this.#chat[Symbol.asyncIterator]();
     // The relay's commit time: an answer that has begun lets the caller go with the stream id.
     const timer = setTimeout(
       () => this.#begin(undefined, true),
-      commitTiming(plan.keepAliveMs).commitMs,
+      commitTiming(this.#plan.keepAliveMs).commitMs,
     );
-    const secrets = secretsOf(plan.call);
     try {
       for (;;) {
         const step = await iterator.next();
@@ -218,11 +208,11 @@ export class StreamRun {
           else if (!log.append(bytes ?? text)) {
             this.stop("too_large");
             void iterator.return?.();
-            await log.close(encoder.fail(tooLarge(plan.maxBytes)));
+            await log.close(encoder.fail(tooLarge(this.#plan.maxBytes)));
             return "failed";
           }
         }
-        if (!chat.backlogged) log.flushSoon();
+        if (!this.#chat.backlogged) log.flushSoon();
       }
       this.#begin(undefined);
       await log.close(encoder.done);
@@ -232,8 +222,8 @@ export class StreamRun {
       const failure = this.stopped === "cancelled"
         ? STOPPED
         : this.stopped === "unread"
-        ? unread(plan.unreadMs ?? UNREAD_MS)
-        : describeFailure(error, secrets);
+        ? unread(this.unreadMs)
+        : describeFailure(error, secretsOf(this.#plan.call));
       if (!this.#isCommitted) {
         // Nobody has the stream id yet: the caller gets an HTTP error, and nothing is kept.
         this.#begin(failure);
