@@ -3,10 +3,8 @@
 
 import type { RelayFailure } from "./error_response.ts";
 
-/**
- * The comment written while the caller waits. Every comment is one line with no blank line after
- * it: `@microsoft/fetch-event-source` hands a lone blank line to `onmessage` as an empty message.
- */
+// Every comment is one line with no blank line after it: `@microsoft/fetch-event-source` hands a
+// lone blank line to `onmessage` as an empty message.
 export const KEEP_ALIVE = ": keep-alive\n";
 /** Keep-alive intervals a caller may take nothing before it is given up on (and its call). */
 export const STALLED_KEEP_ALIVES = 4;

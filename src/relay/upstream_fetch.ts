@@ -9,11 +9,9 @@ export function forwardedHeaders(
   also: readonly string[],
 ): Record<string, string> {
   const forwarded: Record<string, string> = {};
-  for (const list of [FORWARDED_HEADERS, also]) {
-    for (const name of list) {
-      const value = headers.get(name);
-      if (value !== null) forwarded[name.toLowerCase()] = value;
-    }
+  for (const name of [...FORWARDED_HEADERS, ...also]) {
+    const value = headers.get(name);
+    if (value !== null) forwarded[name.toLowerCase()] = value;
   }
   return forwarded;
 }
