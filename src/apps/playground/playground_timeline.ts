@@ -62,10 +62,7 @@ class Timeline {
     this.onLog(String(at).padStart(6) + " ms  " + text);
   }
 
-  /**
-   * A bar (or, with mark: true, a mark) on a row. text(now, item) is its label, short(now, item)
-   * shorter ones, longest first, for when it does not fit.
-   */
+  /** short(now, item): labels shorter than text(now, item), longest first, for a narrow bar. */
   add(row, kind, start, fields) {
     const el = document.createElement("div");
     el.className = "tl-item";
