@@ -6,12 +6,19 @@ const GAP_PX = 4; // between a bar and a label beside it (the CSS's calc(100% + 
 const PAD_PX = 8; // a label on its bar: its padding, both sides
 const STEPS = [100, 200, 250, 500, 1000, 2000, 2500, 5000, 10000, 20000, 30000, 60000];
 
+/** A new tag at the end of parent, with its class and data attributes. */
+function element(parent, tag, className, data = {}) {
+  const el = document.createElement(tag);
+  el.className = className;
+  Object.assign(el.dataset, data);
+  parent.append(el);
+  return el;
+}
+
 /** Texts' drawn widths in the timeline's font: its arrows are not always one column wide. */
 class TextWidths {
   constructor(root) {
-    this.probe = document.createElement("span");
-    this.probe.className = "tl-probe";
-    root.append(this.probe);
+    this.probe = element(root, "span", "tl-probe");
     this.known = new Map();
   }
 
