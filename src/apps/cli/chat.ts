@@ -7,7 +7,7 @@ import {
   streamChat,
   type StreamChatOptions,
 } from "../../index.ts";
-import { createDemoUpstream } from "../demo/upstream.ts";
+import { createDemoUpstream, DEMO_ATTEMPT_HEADER, DEMO_FAULT_HEADER } from "../demo/upstream.ts";
 import type { ChatArgs } from "./args.ts";
 import { resultJSON } from "./format.ts";
 import { isInsecure, isLoopback } from "./key_safety.ts";
@@ -98,7 +98,7 @@ export async function runChat(args: ChatArgs, io: ChatIO): Promise<number> {
   if (apiKey !== undefined) options.apiKey = apiKey;
   if (args.maxRetries !== undefined) options.maxRetries = args.maxRetries;
   if (args.idleTimeoutMs !== undefined) options.timeouts = { idleMs: args.idleTimeoutMs };
-  if (args.demoFault !== undefined) options.headers = { "x-demo-fault": args.demoFault };
+  if (args.demoFault !== undefined) options.headers = { [DEMO_FAULT_HEADER]: args.demoFault };
   try {
     return await stream(args, io, options);
   } finally {
@@ -112,7 +112,7 @@ async function startDemo(): Promise<LoopbackServer> {
   let attempts = 0;
   return await serveLoopback((request) => {
     const headers = new Headers(request.headers);
-    headers.set("x-demo-attempt", String(++attempts));
+    headers.set(DEMO_ATTEMPT_HEADER, String(++attempts));
     return demo(new Request(request, { headers }));
   });
 }

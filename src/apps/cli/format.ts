@@ -8,6 +8,7 @@ import {
   isStreamProtocolError,
   isTimeoutError,
   isUpstreamStreamError,
+  type TimeoutPhase,
   type Usage,
 } from "../../index.ts";
 
@@ -15,21 +16,19 @@ export function formatSeconds(ms: number): string {
   return `${(Math.max(0, ms) / 1000).toFixed(1)} s`;
 }
 
+/** `#` stands for the limit. */
+const TIMED_OUT: Record<TimeoutPhase, string> = {
+  headers: "no response after #",
+  "first-event": "no first token after #",
+  idle: "stream stalled for #",
+  total: "time limit of # reached",
+};
+
 /** Why an attempt failed, for a status line; the call's final error shows its own `message`. */
 export function describeFailure(error: unknown): string {
   if (isConnectionError(error)) return "connection dropped";
   if (isTimeoutError(error)) {
-    const after = formatSeconds(error.timeoutMs);
-    switch (error.phase) {
-      case "headers":
-        return `no response after ${after}`;
-      case "first-event":
-        return `no first token after ${after}`;
-      case "idle":
-        return `stream stalled for ${after}`;
-      case "total":
-        return `time limit of ${after} reached`;
-    }
+    return TIMED_OUT[error.phase].replace("#", formatSeconds(error.timeoutMs));
   }
   if (isAPIStatusError(error)) {
     const detail = providerMessage(error.body);

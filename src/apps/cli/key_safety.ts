@@ -7,13 +7,9 @@ import { redact } from "../../core/redact.ts";
 const KEY_PREFIX = /^(?:(?:sk|gsk|xai|hf|ghp|gho|github_pat|r8|pplx|nvapi|csk)[-_]|AIza|eyJ)/;
 /** Shorter words with a key's prefix are ordinary words (`sk-1`), or a placeholder (`sk-...`). */
 const MIN_PREFIXED = 8;
-/**
- * A key with no known prefix (Azure's, Mistral's) is a long run of word characters mixing letters
- * and digits; flag values that are not keys rarely are.
- */
+/** A key with no known prefix (Azure's, Mistral's): a long run mixing letters and digits. */
 const MIN_UNPREFIXED = 20;
 
-/** The words of `value` that look like an API key. */
 function keyWords(value: string): string[] {
   return value.split(/[^\w-]+/).filter((word) =>
     (word.length >= MIN_PREFIXED && KEY_PREFIX.test(word)) ||
@@ -21,7 +17,6 @@ function keyWords(value: string): string[] {
   );
 }
 
-/** Whether any word of `value` looks like an API key. */
 export function looksLikeKey(value: string): boolean {
   return keyWords(value).length > 0;
 }

@@ -24,10 +24,7 @@ const DONE = "data: [DONE]\n\n";
 const PING = ": ping\n\n";
 const LOST = 'data: {"error":{"message":"Network connection lost.","type":"server_error"}}\n\n';
 
-/**
- * Every timer is cleared and `onCancel` runs once when the reader cancels or the signal aborts;
- * `drop-after` errors the stream so that servers cut the connection.
- */
+/** `drop-after` errors the stream, so that servers cut the connection. */
 export function createDemoStream(input: DemoStreamInput): ReadableStream<Uint8Array> {
   const { plan, faults, signal, onCancel, attempt } = input;
   const encoder = new TextEncoder();

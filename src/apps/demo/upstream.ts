@@ -127,24 +127,7 @@ export function createDemoUpstream(
       headers.set("content-type", "text/html; charset=utf-8");
       return new Response(HTML, { status: 200, headers });
     }
-    if (!body.stream && protocol !== "openai-chat") {
-      return Response.json(wholeReply(protocol, plan, body.model), { headers });
-    }
-    if (!body.stream) {
-      return Response.json({
-        id: plan.id,
-        object: "chat.completion",
-        created: Math.floor(Date.now() / 1000),
-        model: body.model,
-        choices: [{
-          index: 0,
-          message: plan.message,
-          logprobs: null,
-          finish_reason: plan.finishReason,
-        }],
-        usage: plan.usage,
-      }, { headers });
-    }
+    if (!body.stream) return Response.json(wholeReply(protocol, plan, body.model), { headers });
     headers.set("content-type", "text/event-stream; charset=utf-8");
     headers.set("cache-control", "no-cache");
     const stream = createDemoStream({

@@ -42,6 +42,12 @@ export function chatRequestOf(protocol: ProtocolName, json: unknown): unknown {
 
 /** The reply as one object of `protocol`'s own shape. */
 export function wholeReply(protocol: ProtocolName, plan: DemoPlan, model: string): unknown {
+  if (protocol === "openai-chat") {
+    const { id, message, finishReason, usage } = plan;
+    const choices = [{ index: 0, message, logprobs: null, finish_reason: finishReason }];
+    const created = Math.floor(Date.now() / 1000);
+    return { id, object: "chat.completion", created, model, choices, usage };
+  }
   // The protocol's own id (`msg_…`, `resp_…`), not the chat plan's.
   const result = { ...resultOf(plan, model), id: "" };
   const message = plan.message;

@@ -1,18 +1,24 @@
 // Where the timeline draws its bars, labels and ticks, plain JavaScript in a string (no backticks,
-// no `${`): it goes first in the page's module script. A label goes where one of its texts fits
-// without covering another bar or label, or nowhere: at 390 px a row is about 350 px for seconds.
+// no `${`): it goes first in the page's module script.
 
 export const LAYOUT_SCRIPT: string = String.raw`
 const GAP_PX = 4; // between a bar and a label beside it (the CSS's calc(100% + 4px))
 const PAD_PX = 8; // a label on its bar: its padding, both sides
 const STEPS = [100, 200, 250, 500, 1000, 2000, 2500, 5000, 10000, 20000, 30000, 60000];
 
+/** A new tag at the end of parent, with its class and data attributes. */
+function element(parent, tag, className, data = {}) {
+  const el = document.createElement(tag);
+  el.className = className;
+  Object.assign(el.dataset, data);
+  parent.append(el);
+  return el;
+}
+
 /** Texts' drawn widths in the timeline's font: its arrows are not always one column wide. */
 class TextWidths {
   constructor(root) {
-    this.probe = document.createElement("span");
-    this.probe.className = "tl-probe";
-    root.append(this.probe);
+    this.probe = element(root, "span", "tl-probe");
     this.known = new Map();
   }
 
@@ -28,10 +34,7 @@ class TextWidths {
   }
 }
 
-/**
- * Each item (a bar, or a mark: a 2 px line) where its times fall, up to now, and its label where it
- * fits; the scale leaves room after the last moment for the end's label.
- */
+/** The scale leaves room after the last moment for the end's label. */
 function drawTimeline(items, rows, axis, widths, now) {
   const width = rows.requests.getBoundingClientRect().width || 600;
   let last = Math.max(1000, now);
@@ -62,11 +65,7 @@ function drawTimeline(items, rows, axis, widths, now) {
   drawAxis(axis, span, width, widths);
 }
 
-/**
- * The labels of one row's items (x0, x1: a bar's pixels; texts: its label, longest first). Each
- * shows the longest text that fits on its bar, else after it, else before it, covering no other
- * bar nor label and within the row; one that fits nowhere is hidden (the bar's title holds it).
- */
+/** Each label on its bar, else after it, else before it, covering nothing; else hidden (title). */
 function placeLabels(items, width, widths) {
   const taken = items.map((item) => [item.x0, item.x1, item]);
   const free = ([a, b], self) =>

@@ -48,10 +48,7 @@ function busy(running) {
   $("stop").disabled = !running;
 }
 
-/**
- * The relay's own sentence when its error event ended the call. The client calls the server it
- * talks to "the provider"; here that is the relay, whose sentence says what the model did.
- */
+/** The relay's own sentence when its error event ended the call (the client's "provider"). */
 function relaySaid(error) {
   const cause = isPartialStreamError(error) ? error.cause : error;
   return isUpstreamStreamError(cause) ? cause.providerMessage : undefined;

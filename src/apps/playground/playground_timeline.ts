@@ -39,16 +39,9 @@ class Timeline {
     root.dataset.state = "running";
     this.rows = {};
     for (const [name, label] of ROWS) {
-      const row = document.createElement("div");
-      row.className = "tl-row";
-      row.dataset.row = name;
-      row.dataset.label = label;
-      root.append(row);
-      this.rows[name] = row;
+      this.rows[name] = element(root, "div", "tl-row", { row: name, label });
     }
-    this.axis = document.createElement("div");
-    this.axis.className = "tl-axis";
-    root.append(this.axis);
+    this.axis = element(root, "div", "tl-axis");
     this.widths = new TextWidths(root);
     this.ticker = setInterval(() => this.render(), 100);
     this.attempt(1, 0);
@@ -62,18 +55,10 @@ class Timeline {
     this.onLog(String(at).padStart(6) + " ms  " + text);
   }
 
-  /**
-   * A bar (or, with mark: true, a mark) on a row. text(now, item) is its label, short(now, item)
-   * shorter ones, longest first, for when it does not fit.
-   */
+  /** short(now, item): labels shorter than text(now, item), longest first, for a narrow bar. */
   add(row, kind, start, fields) {
-    const el = document.createElement("div");
-    el.className = "tl-item";
-    el.dataset.kind = kind;
-    const label = document.createElement("span");
-    label.className = "tl-label";
-    el.append(label);
-    this.rows[row].append(el);
+    const el = element(this.rows[row], "div", "tl-item", { kind });
+    const label = element(el, "span", "tl-label");
     const item = Object.assign({ el, label, row, kind, start, end: undefined, state: "running",
       data: {}, short: () => [] }, fields);
     this.items.push(item);
