@@ -28,7 +28,6 @@ export function isStreamingRefused(error: unknown): boolean {
   return param === "stream" || (typeof message === "string" && REFUSAL.test(message));
 }
 
-/** The one non-streaming request, answered as the usual events. */
 export async function requestWhole(
   target: CallTarget,
   control: CallControl,
