@@ -48,13 +48,11 @@ export class Call<Extra = never> implements AsyncIterable<StreamEvent | Extra>, 
     this.#result.catch(noop);
   }
 
-  /** The assembled answer. Awaiting it alone drives the stream to its end. */
   get result(): Promise<ChatResult> {
     this.#start();
     return this.#result;
   }
 
-  /** Iterates the events, once; not allowed with `onPartial: "retry"` (it would repeat output). */
   [Symbol.asyncIterator](): AsyncIterator<StreamEvent | Extra> {
     if (this.#listening) throw new TypeError("stopstream: a ChatStream can be iterated only once");
     if (this.#plan.onPartial === "retry") {

@@ -8,7 +8,7 @@ import { isAPIStatusError } from "../core/error_guards.ts";
 import { malformedMessage } from "../core/error_messages.ts";
 import type { Protocol, ProtocolRequest } from "../protocols/protocol.ts";
 import type { CallControl } from "./call_control.ts";
-import { errorInBody, headersToRecord, resultOf } from "./response.ts";
+import { errorInBody, resultOf } from "./response.ts";
 import type { CallTarget } from "./plan.ts";
 import { Attempt, type AttemptConsumer } from "./transport.ts";
 import type { Watchdog } from "./watchdog.ts";
@@ -28,7 +28,6 @@ export function isStreamingRefused(error: unknown): boolean {
   return param === "stream" || (typeof message === "string" && REFUSAL.test(message));
 }
 
-/** The one non-streaming request, answered as the usual events. */
 export async function requestWhole(
   target: CallTarget,
   control: CallControl,
@@ -66,7 +65,7 @@ async function readAnswer(
   watchdog.arm("idle");
   const text = await readText(request, response, maxBytes, watchdog);
   const { ok, status } = response;
-  const headers = headersToRecord(response.headers);
+  const headers = Object.fromEntries(response.headers);
   let body: unknown = text;
   try {
     body = JSON.parse(text);

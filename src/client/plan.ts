@@ -104,7 +104,7 @@ const OPTIONS = {
 interface Checked extends StreamChatOptions {
   maxRetries: number;
   retry: BackoffOptions;
-  timeouts: AttemptTimeouts & { totalMs: number };
+  timeouts: Record<keyof Timeouts, number>;
   maxEventBytes: number;
   fallbacks: Array<Partial<StreamChatOptions>>;
   onPartial: PartialPolicy;

@@ -33,14 +33,6 @@ export function resultOf(
   return result;
 }
 
-export function headersToRecord(headers: Headers): Record<string, string> {
-  const record: Record<string, string> = {};
-  headers.forEach((value, name) => {
-    record[name] = value;
-  });
-  return record;
-}
-
 /** For a body that should have been an event stream: its error, else a `StreamProtocolError`. */
 export function notAStream(
   body: unknown,

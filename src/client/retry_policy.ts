@@ -5,14 +5,11 @@ import {
   isUpstreamStreamError,
 } from "../core/error_guards.ts";
 import { isQuotaExhausted } from "../protocols/upstream_error.ts";
+import type { RetryOptions } from "../core/chat_options.ts";
 
 const RETRYABLE_STATUS = new Set([408, 409, 429, 500, 502, 503, 504]);
 
-export interface BackoffOptions {
-  initialDelayMs: number;
-  maxDelayMs: number;
-  maxRetryAfterMs: number;
-}
+export type BackoffOptions = Record<keyof RetryOptions, number>;
 
 /** Whether a failed attempt may be tried again (before any content reached the caller). */
 export function isRetryable(error: unknown): boolean {

@@ -1,7 +1,7 @@
 // One attempt: send, check the response, read the body as SSE into the decoder. With
 // whole_body.ts, the only module that touches `fetch` and response bodies.
 
-import type { Accumulator } from "../core/accumulator.ts";
+import type { Accumulator, EventSink } from "../core/accumulator.ts";
 import { noop } from "../core/constants.ts";
 import type { CallControl, Cancellable } from "./call_control.ts";
 import { CONNECTION_LOST } from "../core/error_messages.ts";
@@ -12,17 +12,16 @@ import { credentialsOf, redactError } from "../core/redact.ts";
 import { fetchFollowing } from "./redirects.ts";
 import { parseOr } from "../protocols/output.ts";
 import type { CallTarget } from "./plan.ts";
-import { headersToRecord, notAStream } from "./response.ts";
+import { notAStream } from "./response.ts";
 import type { ResumableStream, StreamRequest } from "./resume.ts";
 import { SseFeed } from "./sse_feed.ts";
 import { closeEntry, openEntry } from "./trace.ts";
-import type { StreamEvent, TraceEntry } from "../core/chat_result.ts";
+import type { TraceEntry } from "../core/chat_result.ts";
 import { Watchdog } from "./watchdog.ts";
 import { readErrorBody, STREAM } from "./whole_body.ts";
 
-export interface AttemptConsumer {
+export interface AttemptConsumer extends EventSink {
   readonly listening: boolean;
-  push(event: StreamEvent): void;
   /** The reader waits for the consumer before its next read (backpressure). */
   readonly backlogged: boolean;
   drained(): Promise<void>;
@@ -48,7 +47,6 @@ export class Attempt implements Cancellable {
     this.#request = request;
   }
 
-  /** Never awaits the peer. */
   cancel(reason: Error): void {
     if (this.failure !== undefined) return;
     this.failure = reason;
@@ -69,7 +67,7 @@ export class Attempt implements Cancellable {
   ): Promise<Record<string, string>> {
     return this.guard("headers", async (watchdog) => {
       const response = await this.send();
-      const headers = headersToRecord(response.headers);
+      const headers = Object.fromEntries(response.headers);
       if (!response.ok) {
         throw new APIStatusError(response.status, headers, await readErrorBody(this, response));
       }

@@ -4,12 +4,10 @@
 import { MAX_TIMER_MS } from "../core/constants.ts";
 import type { Cancellable } from "./call_control.ts";
 import { TimeoutError, type TimeoutPhase } from "../core/error_classes.ts";
+import type { Timeouts } from "../core/chat_options.ts";
 
-export interface AttemptTimeouts {
-  headersMs: number;
-  firstEventMs: number;
-  idleMs: number;
-}
+/** `totalMs` is the whole call's, not an attempt's. */
+export type AttemptTimeouts = Record<Exclude<keyof Timeouts, "totalMs">, number>;
 
 export class Watchdog {
   #target: Cancellable;

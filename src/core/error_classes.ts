@@ -1,5 +1,4 @@
-// The error classes. Constructor-set fields are `declare`d: plain class fields would first be
-// defined as `undefined`, which only costs bundle bytes.
+// Fields set in a constructor are `declare`d: as plain class fields they would cost bundle bytes.
 
 import type { RedirectReason, TimeoutPhase } from "./error_messages.ts";
 
@@ -34,11 +33,6 @@ export class StopstreamError extends Error {
   declare trace?: TraceEntry[];
   /** Brand for cross-copy guards. */
   readonly [BRAND] = true;
-
-  /** Wraps `message` and the `cause` it came from. */
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-  }
 }
 
 /**

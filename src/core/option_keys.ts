@@ -23,7 +23,6 @@ export interface Voice {
   ticks: boolean;
 }
 
-/** streamChat's own voice. */
 export const STREAM_CHAT: Voice = { prefix: "stopstream", owner: "streamChat", ticks: true };
 
 /** A new object with every option of `table`; `where` prefixes names (`"fallbacks[0]."`). */

@@ -98,7 +98,6 @@ class OpenAIChatDecoder implements StreamDecoder {
         }
       }
     }
-    // Some Groq servers send usage only under `x_groq`.
     const usage = chunk.usage ?? chunk.x_groq?.usage;
     if (usage != null) acc.setUsage(openAIUsage(usage));
   }

@@ -161,10 +161,7 @@ class ResponsesDecoder implements StreamDecoder {
     }
   }
 
-  /**
-   * The final response holds every item whole: what the stream did not finish or never sent is
-   * taken from it (a call starts now), and an unknown kind awaiting the caller may end it.
-   */
+  /** Items the final response completes or adds count as done; an unknown call kind may end it. */
   #settle(output: unknown): void {
     const settled = this.#out.settle(output);
     if (settled === undefined) return;

@@ -42,11 +42,9 @@ export class ResponsesOutput implements OutputAssembler {
   }
 
   /**
-   * Takes in the final response's `output`, whose items are whole: each replaces the streamed
-   * item of its `id` that never got its `done` (OpenAI sends no `done` for some `mcp_list_tools`
-   * items), and one the stream never sent joins the output. Its positions need not be the
-   * stream's `output_index`es, so items are matched by `id`. Returns the indexes of the items
-   * taken in, and of the answer's last item.
+   * The final response's whole items replace streamed ones that got no `done` (OpenAI sends none
+   * for some `mcp_list_tools`), and ones never streamed join; matched by `id`, as its positions
+   * need not be the stream's. Returns the indexes taken in, and that of the answer's last item.
    */
   settle(output: unknown): { taken: number[]; last: number } | undefined {
     if (!Array.isArray(output) || output.length === 0) return undefined;
