@@ -47,7 +47,7 @@ export class KeyLimits {
     this.#settings = settings;
   }
 
-  /** A 429 (in the caller's protocol's shape), a lease, or `undefined`; an unreachable object lets the call through. */
+  /** A 429, a lease, or `undefined`; an unreachable object lets the call through. */
   async acquire(caller: string): Promise<RelayFailure | Lease | undefined> {
     const stub = stubOf(this.#namespace, `limits:${caller}`);
     const body: AcquireRequest = { ...this.#settings, leaseMs: LEASE_MS };
