@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { errorBody, errorResponse, type RelayFailure } from "./error_response.ts";
+import { errorBody, errorResponse, invalidRequest, type RelayFailure } from "./error_response.ts";
 
 const encoder = new TextEncoder();
 
@@ -15,17 +15,10 @@ export function requireKey(
   const isAuthorized = createKeyCheck(keys);
   return async (c, next) => {
     if (await isAuthorized(callerAuthorization(c.req.raw.headers))) return next();
-    return errorResponse(
-      {
-        status: 401,
-        message: "Missing or invalid relay key; send `Authorization: Bearer <key>` or " +
-          "`x-api-key: <key>`.",
-        type: "invalid_request_error",
-        code: "invalid_api_key",
-      },
-      { "www-authenticate": "Bearer" },
-      shape,
-    );
+    const message = "Missing or invalid relay key; send `Authorization: Bearer <key>` or " +
+      "`x-api-key: <key>`.";
+    const failure = invalidRequest(401, message, "invalid_api_key");
+    return errorResponse(failure, { "www-authenticate": "Bearer" }, shape);
   };
 }
 

@@ -14,7 +14,6 @@ export type CallOutcome =
   | "cancelled"
   | "resumed";
 
-/** One upstream request of the call. */
 export interface CallLogAttempt {
   /** The upstream's place in the relay's configured list (0: the primary). */
   upstream: number;
@@ -49,14 +48,9 @@ export interface CallLogLine {
   outcome: CallOutcome;
 }
 
-/** What is known of a call when it begins. */
-export interface CallLogStart {
-  callId: string;
-  route: string;
-  keyId: string | null;
-  stream: boolean;
-  streamId?: string;
-  /** Epoch ms of the request's arrival. */
+/** What is known of a call when it begins, and the epoch ms of the request's arrival. */
+export interface CallLogStart
+  extends Pick<CallLogLine, "callId" | "route" | "keyId" | "stream" | "streamId"> {
   start: number;
 }
 

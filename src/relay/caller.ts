@@ -43,8 +43,3 @@ export async function identify(request: Request, keyed: boolean, hashed = true):
   const id = address && !LOOPBACK.test(address) ? `ip:${address}` : undefined;
   return { id, hash, keyId: null };
 }
-
-/** The caller's `id` alone. */
-export async function callerOf(request: Request, keyed: boolean): Promise<CallerId> {
-  return (await identify(request, keyed, false)).id;
-}

@@ -51,11 +51,9 @@ export class CallerBudgets {
   /** For callers the relay cannot tell apart: the whole alone. */
   #unknown: CallBudget;
   #shares = new Map<string, Share>();
-  #now: () => number;
 
-  constructor(whole: RetryBudget, now: () => number = Date.now) {
+  constructor(whole: RetryBudget) {
     this.#whole = whole;
-    this.#now = now;
     this.#unknown = {
       deposit: () => whole.deposit(),
       tryWithdraw: () => whole.tryWithdraw(),
@@ -72,14 +70,13 @@ export class CallerBudgets {
     if (caller === undefined) return this.#unknown;
     const whole = this.#whole;
     const share = this.#share(caller);
-    const now = this.#now;
     const balance = (): number => {
-      share.settle(now());
+      share.settle(Date.now());
       return share.earned + share.reserve;
     };
     return {
       deposit(): void {
-        share.settle(now());
+        share.settle(Date.now());
         share.earned += RATIO;
         whole.deposit();
       },
@@ -93,7 +90,7 @@ export class CallerBudgets {
         return Math.min(Math.floor(balance()), whole.balance);
       },
       refund(): void {
-        share.settle(now());
+        share.settle(Date.now());
         share.earned++;
         whole.refund?.();
       },
@@ -105,7 +102,7 @@ export class CallerBudgets {
 
   /** Least recently seen first in the map's order: moved to the end on each use. */
   #share(caller: string): Share {
-    const now = this.#now();
+    const now = Date.now();
     const shares = this.#shares;
     let share = shares.get(caller);
     if (share === undefined) share = new Share(now);

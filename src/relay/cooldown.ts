@@ -98,7 +98,6 @@ export class UpstreamCooldowns {
     return Math.max(0, (this.#health[index]?.until ?? 0) - this.#now());
   }
 
-  /** @internal For {@linkcode UpstreamRoute} only. */
   record(index: number, outcome: Outcome, route: UpstreamRoute): void {
     const health = this.#health[index]!;
     if (health.probe === route) health.probe = undefined;

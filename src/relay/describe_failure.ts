@@ -148,12 +148,11 @@ function retryHeaders(error: APIStatusError): Record<string, string> {
   return passed;
 }
 
+type UpstreamError = { message?: string; type?: string; code?: string };
+
 /** The message of an upstream's JSON error object; text bodies are never passed on. */
-function upstreamError(
-  body: unknown,
-  secrets: readonly string[],
-): { message?: string; type?: string; code?: string } {
-  const result: { message?: string; type?: string; code?: string } = {};
+function upstreamError(body: unknown, secrets: readonly string[]): UpstreamError {
+  const result: UpstreamError = {};
   if (typeof body !== "object" || body === null) return result;
   const error = (body as { error?: unknown }).error;
   const source = typeof error === "object" && error !== null ? error : body;

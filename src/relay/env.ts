@@ -11,6 +11,20 @@ const TIMEOUT_BINDINGS = [
   ["IDLE_TIMEOUT_MS", "idleMs"],
 ] as const;
 
+/** `[binding, option, unit, min, max]`; min and max default to 1 and no bound. */
+const WHOLE_NUMBERS = [
+  // The longest delay a timer takes: a longer keep-alive would write every millisecond in Node.
+  ["KEEPALIVE_MS", "keepAliveMs", "milliseconds", 1, MAX_TIMER_MS],
+  ["RESUME_TTL_MS", "resumeTtlMs", "milliseconds"],
+  ["RESUME_UNREAD_MS", "resumeUnreadMs", "milliseconds", 1, MAX_TIMER_MS],
+  ["MAX_STREAM_BYTES", "maxStreamBytes", "bytes"],
+  ["MAX_STREAM_READERS", "maxStreamReaders", "readers"],
+  ["COOLDOWN_FAILURES", "cooldownFailures", "calls; 0 turns cooldown off", 0],
+  ["COOLDOWN_MS", "cooldownMs", "milliseconds"],
+  ["KEY_RPM", "keyRpm", "requests per minute; 0 turns it off", 0],
+  ["KEY_CONCURRENCY", "keyConcurrency", "calls; 0 turns it off", 0],
+] as const;
+
 /**
  * The bindings the relay Worker reads, all optional.
  *
@@ -89,31 +103,20 @@ export function relayOptionsFromEnv(env: RelayEnv): RelayOptions {
     );
   }
   const common: RelayOptions = { keys };
-  // The longest delay a timer takes: a longer keep-alive would write every millisecond in Node.
-  const keepAlive = wholeNumber(env, "KEEPALIVE_MS", "milliseconds", 1, MAX_TIMER_MS);
-  if (keepAlive !== undefined) common.keepAliveMs = keepAlive;
+  for (const [binding, option, unit, min, max] of WHOLE_NUMBERS) {
+    const value = wholeNumber(env, binding, unit, min, max);
+    if (value !== undefined) common[option] = value;
+  }
   if (isStreamNamespace(env.STREAMS)) common.streams = env.STREAMS;
-  const ttl = wholeNumber(env, "RESUME_TTL_MS", "milliseconds");
-  if (ttl !== undefined) common.resumeTtlMs = ttl;
-  const unread = wholeNumber(env, "RESUME_UNREAD_MS", "milliseconds", 1, MAX_TIMER_MS);
-  if (unread !== undefined) common.resumeUnreadMs = unread;
-  const maxBytes = wholeNumber(env, "MAX_STREAM_BYTES", "bytes");
-  if (maxBytes !== undefined) common.maxStreamBytes = maxBytes;
-  const maxReaders = wholeNumber(env, "MAX_STREAM_READERS", "readers");
-  if (maxReaders !== undefined) common.maxStreamReaders = maxReaders;
-  const failures = wholeNumber(env, "COOLDOWN_FAILURES", "calls; 0 turns cooldown off", 0);
-  if (failures !== undefined) common.cooldownFailures = failures;
-  const cooldown = wholeNumber(env, "COOLDOWN_MS", "milliseconds");
-  if (cooldown !== undefined) common.cooldownMs = cooldown;
-  const timeouts = timeoutsOf(env);
-  if (timeouts !== undefined) common.timeouts = timeouts;
+  const timeouts: Timeouts = {};
+  for (const [binding, name] of TIMEOUT_BINDINGS) {
+    const ms = wholeNumber(env, binding, "milliseconds");
+    if (ms !== undefined) timeouts[name] = ms;
+  }
+  if (Object.keys(timeouts).length > 0) common.timeouts = timeouts;
   if (isRelayNamespace(env.HEALTH)) common.health = env.HEALTH;
   if (isRelayNamespace(env.LIMITS)) common.limits = env.LIMITS;
-  const rpm = wholeNumber(env, "KEY_RPM", "requests per minute; 0 turns it off", 0);
-  if (rpm !== undefined) common.keyRpm = rpm;
-  const concurrency = wholeNumber(env, "KEY_CONCURRENCY", "calls; 0 turns it off", 0);
-  if (concurrency !== undefined) common.keyConcurrency = concurrency;
-  if ((rpm || concurrency) && common.limits === undefined) {
+  if ((common.keyRpm || common.keyConcurrency) && common.limits === undefined) {
     throw new TypeError(
       "KEY_RPM and KEY_CONCURRENCY need a LIMITS Durable Object binding (class RelayLimits)",
     );
@@ -187,16 +190,6 @@ function parseFallbacks(env: RelayEnv): RelayUpstream[] {
     }
     return upstream;
   });
-}
-
-/** Only the limits set: the others keep the relay's defaults. */
-function timeoutsOf(env: RelayEnv): Timeouts | undefined {
-  const timeouts: Timeouts = {};
-  for (const [binding, name] of TIMEOUT_BINDINGS) {
-    const ms = wholeNumber(env, binding, "milliseconds");
-    if (ms !== undefined) timeouts[name] = ms;
-  }
-  return Object.keys(timeouts).length > 0 ? timeouts : undefined;
 }
 
 function urlOf(value: unknown, name: string): string {

@@ -33,24 +33,20 @@ export const UNEXPECTED: RelayFailure = {
   code: null,
 };
 
+/** The caller's request refused, in OpenAI's `invalid_request_error` type. */
+export function invalidRequest(status: number, message: string, code: string): RelayFailure {
+  return { status, message, type: "invalid_request_error", code };
+}
+
 export function notFound(method: string, path: string): Response {
-  return errorResponse({
-    status: 404,
-    message: `Unknown route: ${method} ${path}`,
-    type: "invalid_request_error",
-    code: "unknown_route",
-  });
+  return errorResponse(invalidRequest(404, `Unknown route: ${method} ${path}`, "unknown_route"));
 }
 
 /** `/v1/streams/*` of a relay without resumable streams: no stream can exist there. */
 export function noStreams(): Response {
-  return errorResponse({
-    status: 404,
-    message: "This relay keeps no resumable streams (it has no `streams` storage, a Cloudflare " +
-      "Durable Object), so it has no stream by this or any id.",
-    type: "invalid_request_error",
-    code: "stream_not_found",
-  });
+  const message = "This relay keeps no resumable streams (it has no `streams` storage, a " +
+    "Cloudflare Durable Object), so it has no stream by this or any id.";
+  return errorResponse(invalidRequest(404, message, "stream_not_found"));
 }
 
 export function methodNotAllowed(
@@ -58,16 +54,9 @@ export function methodNotAllowed(
   allowed: string,
   shape: (failure: RelayFailure) => unknown = errorBody,
 ): Response {
-  return errorResponse(
-    {
-      status: 405,
-      message: `Method ${method} is not allowed here; use ${allowed}.`,
-      type: "invalid_request_error",
-      code: "method_not_allowed",
-    },
-    { allow: allowed },
-    shape,
-  );
+  const message = `Method ${method} is not allowed here; use ${allowed}.`;
+  const failure = invalidRequest(405, message, "method_not_allowed");
+  return errorResponse(failure, { allow: allowed }, shape);
 }
 
 /** Ends a failed stream: no `[DONE]` follows it. */

@@ -1,5 +1,4 @@
-// `createRelay`'s options checked by the same table mechanism as `streamChat`'s, with the relay's
-// defaults.
+// `createRelay`'s options, checked by `streamChat`'s table mechanism with the relay's defaults.
 
 import { CALL_LIMITS } from "../client/internal.ts";
 import type { Timeouts } from "../core/chat_options.ts";
@@ -32,9 +31,7 @@ const wholeNumber = (fallback: number, min: number): Rule => [
   RangeError,
 ];
 const listOf = (test: (item: unknown) => boolean, words: string, fallback?: unknown[]): Rule => [
-  (value) =>
-    (fallback !== undefined && value === undefined) ||
-    (Array.isArray(value) && value.every(test)),
+  (value) => value === undefined || (Array.isArray(value) && value.every(test)),
   words,
   fallback,
 ];
@@ -77,12 +74,7 @@ const OPTIONS = {
     "header names other than authorization, x-api-key, cookie, host and content-*",
     [],
   ),
-  models: [
-    (value) =>
-      value === undefined ||
-      (Array.isArray(value) && value.every((id) => typeof id === "string" && id !== "")),
-    "a list of non-empty strings",
-  ],
+  models: listOf((id) => typeof id === "string" && id !== "", "a list of non-empty strings"),
   maxRetries: anything,
   retry: anything,
   timeouts: anything,

@@ -97,14 +97,7 @@ export interface RelayOptions {
 }
 
 /** The options without a default. */
-type Unset =
-  | "fetch"
-  | "maxRetries"
-  | "retry"
-  | "streams"
-  | "models"
-  | "health"
-  | "limits";
+type Unset = "fetch" | "maxRetries" | "retry" | "streams" | "models" | "health" | "limits";
 
 export type ResolvedRelayOptions =
   & Required<Omit<RelayOptions, Unset | "upstreams" | "retryBudget" | "timeouts">>

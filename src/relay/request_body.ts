@@ -1,15 +1,11 @@
-import type { RelayFailure } from "./error_response.ts";
+import { invalidRequest, type RelayFailure } from "./error_response.ts";
 
 export async function readLimited(
   request: Request,
   maxBytes: number,
 ): Promise<string | RelayFailure> {
-  const tooLarge: RelayFailure = {
-    status: 413,
-    message: `The request body is larger than ${maxBytes} bytes.`,
-    type: "invalid_request_error",
-    code: "request_too_large",
-  };
+  const message = `The request body is larger than ${maxBytes} bytes.`;
+  const tooLarge = invalidRequest(413, message, "request_too_large");
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > maxBytes) return tooLarge;
   if (request.body === null) return "";
@@ -94,7 +90,7 @@ function tooDeep(text: string, limit: number): boolean {
 
 /** Named in a 400: the field, what it must be. */
 export function invalid(message: string, code = "invalid_body"): RelayFailure {
-  return { status: 400, message, type: "invalid_request_error", code };
+  return invalidRequest(400, message, code);
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

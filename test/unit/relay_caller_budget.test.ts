@@ -1,6 +1,6 @@
 import { describe, expect, test, vi } from "vitest";
 import { createRetryBudget } from "../../src/core/retry_budget.ts";
-import { callerOf } from "../../src/relay/caller.ts";
+import { identify } from "../../src/relay/caller.ts";
 import { CallerBudgets, giveBack, lend } from "../../src/relay/caller_budget.ts";
 import { parseReturned, RetryAllowance } from "../../src/relay/streams/retry_allowance.ts";
 import { fakeDateFrom } from "../support/fake_date.ts";
@@ -122,6 +122,8 @@ describe("RetryAllowance (a resumable stream's lent retries)", () => {
 describe("callerOf", () => {
   const request = (headers: Record<string, string>): Request =>
     new Request("https://relay.test/v1/chat/completions", { headers });
+  const callerOf = async (request: Request, keyed: boolean) =>
+    (await identify(request, keyed, false)).id;
 
   test("by a hash of the relay key, never the key itself", async () => {
     const a = await callerOf(request({ authorization: "Bearer sk-relay-secret-a" }), true);

@@ -2,7 +2,7 @@
 // counted with cooldown.ts's rules, so a fleet learns of an outage once.
 
 import { type Outcome, UpstreamCooldowns, UpstreamRoute } from "../cooldown.ts";
-import { errorResponse } from "../error_response.ts";
+import { errorResponse, invalidRequest } from "../error_response.ts";
 
 /** What an isolate sends: its configuration's shape and the outcomes it saw since last time. */
 export interface HealthReport {
@@ -83,10 +83,6 @@ function parseReport(text: string): HealthReport | undefined {
 }
 
 function badReport(): Response {
-  return errorResponse({
-    status: 400,
-    message: "A health report must be JSON: {upstreams, failures, cooldownMs, outcomes}.",
-    type: "invalid_request_error",
-    code: "invalid_health_report",
-  });
+  const message = "A health report must be JSON: {upstreams, failures, cooldownMs, outcomes}.";
+  return errorResponse(invalidRequest(400, message, "invalid_health_report"));
 }

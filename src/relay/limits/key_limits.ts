@@ -12,12 +12,8 @@ const LEASE_MS = 60_000;
 const RENEW_MS = LEASE_MS / 3;
 const LIMITS_URL = "https://relay-limits";
 
-export interface KeyLimitSettings {
-  /** Requests per minute per caller; 0: no limit. */
-  rpm: number;
-  /** Calls in flight per caller; 0: no limit. */
-  concurrency: number;
-}
+/** Requests per minute and calls in flight per caller; 0: no limit. */
+type KeyLimitSettings = Omit<AcquireRequest, "leaseMs">;
 
 /** A caller's slot while its call runs. */
 export class Lease {
@@ -51,7 +47,7 @@ export class KeyLimits {
     this.#settings = settings;
   }
 
-  /** A 429 (in the caller's protocol's shape), a lease, or `undefined`; an unreachable object lets the call through. */
+  /** A 429, a lease, or `undefined`; an unreachable object lets the call through. */
   async acquire(caller: string): Promise<RelayFailure | Lease | undefined> {
     const stub = stubOf(this.#namespace, `limits:${caller}`);
     const body: AcquireRequest = { ...this.#settings, leaseMs: LEASE_MS };
