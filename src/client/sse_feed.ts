@@ -30,6 +30,8 @@ export class SseFeed {
   progress = 0;
   /** Events decoded, on every connection this feed read (a resumed stream goes on counting). */
   events = 0;
+  /** The first event's data: which protocol the stream speaks, if it ends unfinished. */
+  firstData: string | undefined = undefined;
   /** The `id:` of the last event decoded: where a resume starts. */
   lastEventId: string | undefined = undefined;
   /** Non-SSE lines, kept (up to 4 KiB) while no event has come: see `strayBody`. */
@@ -93,6 +95,7 @@ export class SseFeed {
       this.#checkFirst = undefined;
       check(message);
     }
+    if (this.events === 0) this.firstData = message.data;
     let outcome;
     try {
       outcome = this.decoder.onEvent(message.event, message.data);

@@ -4,8 +4,10 @@
 import type { Accumulator, EventSink } from "../core/accumulator.ts";
 import { noop } from "../core/constants.ts";
 import type { CallControl, Cancellable } from "./call_control.ts";
-import { CONNECTION_LOST } from "../core/error_messages.ts";
-import { APIStatusError, ConnectionError } from "../core/error_classes.ts";
+import { CONNECTION_LOST, foreignMessage } from "../core/error_messages.ts";
+import { APIStatusError, ConnectionError, StreamProtocolError } from "../core/error_classes.ts";
+import type { ProtocolName } from "../core/chat_options.ts";
+import { protocolOfEvent } from "../protocols/registry.ts";
 import { isRedirectError } from "../core/error_guards.ts";
 import type { ProtocolRequest } from "../protocols/protocol.ts";
 import { credentialsOf, redactError } from "../core/redact.ts";
@@ -186,6 +188,9 @@ export class Attempt implements Cancellable {
         feed.feed(text.decode(chunk.value, STREAM));
         if (feed.terminal) {
           finished = true;
+          // A `[DONE]` ends OpenRouter's Responses streams too: read as chat, they would be empty.
+          const foreign = foreignStream(feed, this.#target.protocol.name);
+          if (foreign !== undefined) throw foreign;
           return;
         }
         if (feed.progress !== before) watchdog.progress();
@@ -204,13 +209,22 @@ export class Attempt implements Cancellable {
           const protocol = this.#target.protocol;
           throw notAStream(parseOr(stray, stray), response.status, headers, protocol, "no event");
         }
-        throw new ConnectionError(CONNECTION_LOST);
+        throw foreignStream(feed, this.#target.protocol.name) ??
+          new ConnectionError(CONNECTION_LOST);
       }
     } finally {
       if (finished) releaseAfterTerminal(reader);
       else reader.cancel().catch(noop);
     }
   }
+}
+
+/** A stream of another protocol than the call's: a mistake to report, not an answer or a cut. */
+function foreignStream(feed: SseFeed, expected: ProtocolName): StreamProtocolError | undefined {
+  const first = feed.firstData;
+  const found = first === undefined ? undefined : protocolOfEvent(first);
+  if (found === undefined || found === expected) return undefined;
+  return new StreamProtocolError(foreignMessage(expected, found, first!));
 }
 
 const RELEASE_GRACE_MS = 100;

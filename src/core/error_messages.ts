@@ -57,6 +57,11 @@ export function malformedMessage(what: string, text: string): string {
   return `stopstream: ${what}${quoted(text, 120)}; check the base URL and the protocol`;
 }
 
+export function foreignMessage(expected: string, found: string, first: string): string {
+  return `stopstream: the stream's events are ${found} events, not ` +
+    `${expected} ones${quoted(first, 120)}; set \`protocol: "${found}"\` or check the base URL`;
+}
+
 export function oversizedMessage(what: string, cap: number): string {
   return `stopstream: ${what} exceeded ${cap} bytes (maxEventBytes); raise the limit if the ` +
     "provider sends that much";

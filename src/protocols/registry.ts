@@ -9,3 +9,26 @@ export const PROTOCOLS: Record<ProtocolName, Protocol> = {
   "anthropic-messages": anthropicMessages,
   "openai-responses": openAIResponses,
 };
+
+const ANTHROPIC_TYPE = /^(?:message|content_block)_/;
+
+/**
+ * Which protocol an event's data is, by its `type` or its shape; `undefined` when it does not say.
+ * Read only when a stream ends unfinished: is it cut, or is `protocol` wrong?
+ */
+export function protocolOfEvent(data: string): ProtocolName | undefined {
+  let event;
+  try {
+    event = JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+  if (typeof event !== "object" || event === null) return undefined;
+  const type = event.type;
+  if (typeof type === "string") {
+    if (type.startsWith("response.")) return "openai-responses";
+    if (ANTHROPIC_TYPE.test(type)) return "anthropic-messages";
+  }
+  if (Array.isArray(event.choices)) return "openai-chat";
+  return undefined;
+}

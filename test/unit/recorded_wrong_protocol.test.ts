@@ -1,0 +1,105 @@
+// A call whose `protocol` does not match the server: every real recording (test/recorded/, sources
+// in SOURCES.md) read as each of the other two protocols, over a loopback socket. The answer must
+// be a typed error after one request: never a result, never a "lost connection" retried with
+// backoff (what the client said before). A StreamProtocolError names the protocol the events are
+// (or, for a `[DONE]` line the other two refuse at once, says to check it); a recorded error event
+// may be the provider's error whatever the protocol.
+import { readdirSync, readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { type ProtocolName, streamChat } from "../../src/index.ts";
+import { EXPECTED } from "../recorded/expected.ts";
+import { type ReplayServer, startReplayServer } from "../support/replay_server.ts";
+
+const ROOT = new URL("../recorded/", import.meta.url);
+const DIRS: Record<string, ProtocolName> = {
+  chat: "openai-chat",
+  anthropic: "anthropic-messages",
+  responses: "openai-responses",
+};
+const encoder = new TextEncoder();
+const files = Object.keys(DIRS).flatMap((dir) =>
+  readdirSync(new URL(`${dir}/`, ROOT)).filter((f) => f.endsWith(".sse")).map((f) => `${dir}/${f}`)
+);
+const bytesOf = new Map(files.map((name) => [name, encoder.encode(read(name))]));
+
+function read(name: string): string {
+  return readFileSync(new URL(name, ROOT), "utf8");
+}
+
+const BODY: Record<ProtocolName, Record<string, unknown>> = {
+  "openai-chat": { model: "recorded", messages: [{ role: "user", content: "Hi" }] },
+  "anthropic-messages": { model: "recorded", max_tokens: 64, messages: [] },
+  "openai-responses": { model: "recorded", input: "Hi" },
+};
+
+/** The recording holds the provider's error event: any decoder reports it as such. */
+function holdsError(name: string): boolean {
+  const error = EXPECTED[name]?.error;
+  return error?.name === "UpstreamStreamError" || error?.cause === "UpstreamStreamError";
+}
+
+let server: ReplayServer;
+beforeAll(async () => {
+  // /<dir>/<file>/<the protocol's path>
+  server = await startReplayServer((_n, request) => {
+    const [, dir, file] = request.path.split("/");
+    return [bytesOf.get(`${dir}/${file}`)!];
+  });
+});
+afterAll(() => server.close());
+
+const cases = files.flatMap((name) => {
+  const recorded = DIRS[name.split("/")[0]!]!;
+  return Object.values(DIRS).filter((p) => p !== recorded).map((p) => [name, p, recorded] as const);
+});
+
+describe("a stream of another protocol than the call's", () => {
+  test.each(cases)("%s read as %s", async (name, protocol, recorded) => {
+    const before = server.requests.length;
+    const stream = streamChat({
+      baseURL: `${server.url}/${name}`,
+      protocol,
+      body: BODY[protocol],
+      retry: { initialDelayMs: 1, maxDelayMs: 2 },
+    });
+    const error: Error = await stream.result.then(
+      (result) => new Error(`read as a result: ${JSON.stringify(result.content)}`),
+      (rejected: Error) => rejected,
+    );
+    // An error event may come before anything else shows the mismatch.
+    const names = holdsError(name)
+      ? ["StreamProtocolError", "UpstreamStreamError"]
+      : ["StreamProtocolError"];
+    expect({ name: error.name, requests: server.requests.length - before }).toEqual({
+      name: expect.toBeOneOf(names),
+      requests: 1,
+    });
+    if (error.name !== "StreamProtocolError") return;
+    expect(error.message).toContain(
+      error.message.includes('("[DONE]")')
+        ? "check the base URL and the protocol"
+        : `set \`protocol: "${recorded}"\``,
+    );
+  });
+});
+
+test("the call's own protocol cut before its content is a lost connection, retried", async () => {
+  const whole = read("anthropic/agent_2_answer.sse");
+  const cut = encoder.encode(whole.slice(0, whole.indexOf("event: content_block_start")));
+  expect(new TextDecoder().decode(cut)).toContain("message_start");
+  const local = await startReplayServer(() => [cut]);
+  try {
+    const stream = streamChat({
+      baseURL: local.url,
+      protocol: "anthropic-messages",
+      body: BODY["anthropic-messages"],
+      maxRetries: 1,
+      retry: { initialDelayMs: 1, maxDelayMs: 2 },
+    });
+    const error: Error = await stream.result.then(() => new Error("resolved"), (e: Error) => e);
+    expect({ requests: local.requests.length, name: error.name })
+      .toEqual({ requests: 2, name: "ConnectionError" });
+  } finally {
+    await local.close();
+  }
+});
