@@ -12,7 +12,11 @@ import { abortOnDisconnect } from "./caller_signal.ts";
 import { Admitted, type CallGuards } from "./call_guards.ts";
 import { type CallLogStart, logWhenSettled } from "./call_log.ts";
 import type { UpstreamRoute } from "./cooldown.ts";
-import { errorResponse as failureResponse, type RelayFailure } from "./error_response.ts";
+import {
+  errorResponse as failureResponse,
+  invalidRequest,
+  type RelayFailure,
+} from "./error_response.ts";
 import { type AnswerInfo, callFor, encoderFor, type Inbound } from "./inbound.ts";
 import { jsonResponse } from "./json_response.ts";
 import { collectLogprobs } from "./logprobs.ts";
@@ -29,13 +33,12 @@ import { createUpstreamFetch, forwardedHeaders, type UpstreamFetch } from "./ups
 /** The answer's model until an upstream names its own. */
 const UNNAMED_MODEL = "unknown";
 
-const NOT_RESUMABLE: RelayFailure = {
-  status: 400,
-  message: "This relay keeps no resumable streams (it has no `streams` storage, a Cloudflare " +
-    "Durable Object); send the request without `x-stopstream-resumable: true`.",
-  type: "invalid_request_error",
-  code: "resumable_unavailable",
-};
+const NOT_RESUMABLE = invalidRequest(
+  400,
+  "This relay keeps no resumable streams (it has no `streams` storage, a Cloudflare Durable " +
+    "Object); send the request without `x-stopstream-resumable: true`.",
+  "resumable_unavailable",
+);
 
 /** The handler of the route that speaks `inbound`'s protocol. */
 export function chatRoute(

@@ -2,7 +2,6 @@ import { MAX_TIMER_MS } from "../core/constants.ts";
 import type { ProtocolName, Timeouts } from "../core/chat_options.ts";
 import type { RelayOptions } from "./options.ts";
 import { isHttpURL, PROTOCOLS, type RelayUpstream } from "./upstreams.ts";
-import { isStreamNamespace } from "./streams/wire.ts";
 import { isRelayNamespace } from "./durable.ts";
 
 const TIMEOUT_BINDINGS = [
@@ -107,7 +106,7 @@ export function relayOptionsFromEnv(env: RelayEnv): RelayOptions {
     const value = wholeNumber(env, binding, unit, min, max);
     if (value !== undefined) common[option] = value;
   }
-  if (isStreamNamespace(env.STREAMS)) common.streams = env.STREAMS;
+  if (isRelayNamespace(env.STREAMS)) common.streams = env.STREAMS;
   const timeouts: Timeouts = {};
   for (const [binding, name] of TIMEOUT_BINDINGS) {
     const ms = wholeNumber(env, binding, "milliseconds");

@@ -1,7 +1,7 @@
 // What a drop mid-answer does to a streaming caller's answer: ends it with an error event (the
 // default), or continues it through the client's `onPartial: "continue"`, per relay or request.
 
-import type { RelayFailure } from "./error_response.ts";
+import { invalidRequest, type RelayFailure } from "./error_response.ts";
 
 const ON_PARTIAL_HEADER = "x-stopstream-on-partial";
 
@@ -18,12 +18,8 @@ export function partialPolicy(
   const asked = headers.get(ON_PARTIAL_HEADER)?.trim().toLowerCase();
   if (asked === undefined || asked === "") return fallback;
   if ((PARTIAL_POLICIES as readonly string[]).includes(asked)) return asked as RelayPartialPolicy;
-  return {
-    status: 400,
-    message: `${ON_PARTIAL_HEADER} must be "continue" or "error", got ${
-      JSON.stringify(asked.slice(0, 40))
-    }.`,
-    type: "invalid_request_error",
-    code: "invalid_on_partial",
-  };
+  const message = `${ON_PARTIAL_HEADER} must be "continue" or "error", got ${
+    JSON.stringify(asked.slice(0, 40))
+  }.`;
+  return invalidRequest(400, message, "invalid_on_partial");
 }

@@ -8,7 +8,7 @@ import { createRetryBudget, isRetryBudget } from "../core/retry_budget.ts";
 import { PARTIAL_POLICIES } from "./on_partial.ts";
 import { isRelayNamespace } from "./durable.ts";
 import type { RelayOptions, ResolvedRelayOptions } from "./options.ts";
-import { isStreamNamespace, MAX_READERS } from "./streams/wire.ts";
+import { MAX_READERS, UNREAD_MS } from "./streams/wire.ts";
 import { resolveUpstreams } from "./upstreams.ts";
 
 const RELAY: Voice = { prefix: "createRelay", owner: "createRelay", ticks: false };
@@ -79,11 +79,11 @@ const OPTIONS = {
   retry: anything,
   timeouts: anything,
   streams: [
-    (value) => value === undefined || isStreamNamespace(value),
+    (value) => value === undefined || isRelayNamespace(value),
     "a Durable Object namespace (the STREAMS binding of class RelayStream)",
   ],
   resumeTtlMs: positive(10 * 60_000),
-  resumeUnreadMs: positive(120_000, MAX_TIMER_MS),
+  resumeUnreadMs: positive(UNREAD_MS, MAX_TIMER_MS),
   maxStreamBytes: positive(8 * 1024 * 1024),
   maxStreamReaders: wholeNumber(MAX_READERS, 1),
   cooldownFailures: wholeNumber(3, 0),

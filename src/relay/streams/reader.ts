@@ -1,6 +1,6 @@
 /** One reader of a resumable stream: the stored events after its position, then live ones. */
 
-import type { RelayFailure } from "../error_response.ts";
+import { invalidRequest, type RelayFailure } from "../error_response.ts";
 import { KEEP_ALIVE, STALLED_KEEP_ALIVES } from "../keep_alive.ts";
 import type { EventLog } from "./event_log.ts";
 import type { StreamErrors } from "./stream_errors.ts";
@@ -8,13 +8,11 @@ import type { StreamErrors } from "./stream_errors.ts";
 const textEncoder = new TextEncoder();
 const KEEP_ALIVE_BYTES = textEncoder.encode(KEEP_ALIVE);
 /** A reader cut by the stream's expiry is told, never left with a silently short answer. */
-const EXPIRED: RelayFailure = {
-  status: 410,
-  message: "The stream expired while it was being read, so the rest of it is gone; send the " +
-    "request again.",
-  type: "invalid_request_error",
-  code: "stream_expired",
-};
+const EXPIRED = invalidRequest(
+  410,
+  "The stream expired while it was being read, so the rest of it is gone; send the request again.",
+  "stream_expired",
+);
 
 /** A `Last-Event-ID` (or `?after=`): an event id, a whole number. */
 export const EVENT_ID = /^(?:0|[1-9]\d{0,14})$/;
@@ -33,18 +31,12 @@ export function tooManyReaders(maxReaders: number, keepAliveMs: number): RelayFa
 
 /** A position that is no event id, or one past the last event so far. */
 export function afterTheEnd(given: string, last: number): RelayFailure {
-  const failure = { status: 400, type: "invalid_request_error", code: "invalid_last_event_id" };
-  if (!EVENT_ID.test(given)) {
-    const shown = JSON.stringify(given.slice(0, 40));
-    return {
-      ...failure,
-      message: `Last-Event-ID (or ?after=) must be an event id, a whole number, got ${shown}.`,
-    };
-  }
-  return {
-    ...failure,
-    message: `Last-Event-ID ${given} is after the last event of this stream so far (${last}).`,
-  };
+  const message = EVENT_ID.test(given)
+    ? `Last-Event-ID ${given} is after the last event of this stream so far (${last}).`
+    : `Last-Event-ID (or ?after=) must be an event id, a whole number, got ${
+      JSON.stringify(given.slice(0, 40))
+    }.`;
+  return invalidRequest(400, message, "invalid_last_event_id");
 }
 
 // workerd notices a departed caller only when a write fails, hence the keep-alives; a caller

@@ -5,7 +5,7 @@ import type { RelayFetch } from "../options.ts";
 import { noop, STREAM_ID_HEADER } from "../../core/constants.ts";
 import { redact } from "../../core/redact.ts";
 import { sameHash } from "../auth.ts";
-import { errorResponse } from "../error_response.ts";
+import { errorResponse, invalidRequest } from "../error_response.ts";
 import { SSE_HEADERS } from "../sse_response.ts";
 import { EventLog } from "./event_log.ts";
 import { describeStream } from "./stream_state.ts";
@@ -104,12 +104,7 @@ export class RelayStream {
 
   async #start(request: Request): Promise<Response> {
     if (this.#store.meta() !== undefined) {
-      return errorResponse({
-        status: 409,
-        message: "This stream already exists.",
-        type: "invalid_request_error",
-        code: "stream_exists",
-      });
+      return errorResponse(invalidRequest(409, "This stream already exists.", "stream_exists"));
     }
     // The row is written only after every check and removed if setting the alarm fails: a row
     // with no alarm would say "running" for ever.

@@ -3,7 +3,7 @@
 import type { CallLogStart } from "../call_log.ts";
 import type { StreamChatOptions } from "../../core/chat_options.ts";
 import type { RelayNamespace } from "../durable.ts";
-import { errorResponse } from "../error_response.ts";
+import { errorResponse, invalidRequest } from "../error_response.ts";
 import type { AnswerInfo } from "../inbound.ts";
 
 export const OWNER_HEADER = "x-stopstream-owner";
@@ -92,14 +92,8 @@ function mapCallLimits<T extends Partial<StreamChatOptions>>(
  */
 export type RelayStreamNamespace = RelayNamespace;
 
-export { isRelayNamespace as isStreamNamespace } from "../durable.ts";
-
 /** The same answer for an unknown, expired or foreign id, so ids cannot be probed. */
 export function streamNotFound(): Response {
-  return errorResponse({
-    status: 404,
-    message: "No such stream: the id is unknown, or the stream has expired.",
-    type: "invalid_request_error",
-    code: "stream_not_found",
-  });
+  const message = "No such stream: the id is unknown, or the stream has expired.";
+  return errorResponse(invalidRequest(404, message, "stream_not_found"));
 }
