@@ -185,7 +185,11 @@ export class Attempt implements Cancellable {
         if (this.failure !== undefined) throw this.failure;
         if (chunk.done) break;
         const before = feed.progress;
-        feed.feed(text.decode(chunk.value, STREAM));
+        try {
+          feed.feed(text.decode(chunk.value, STREAM));
+        } catch (error) {
+          throw foreignStream(feed, this.#target.protocol.name) ?? error;
+        }
         if (feed.terminal) {
           finished = true;
           // A `[DONE]` ends OpenRouter's Responses streams too: read as chat, they would be empty.
