@@ -3,6 +3,7 @@
 
 import type { RelayFailure } from "./error_response.ts";
 import { copy, invalid, isRecord } from "./request_body.ts";
+import { functionFields } from "./translate_request.ts";
 
 type Json = Record<string, unknown>;
 
@@ -75,15 +76,7 @@ export function responsesToChat(body: Json): Json {
   } else if (format?.type === "json_object") out.response_format = { type: "json_object" };
   const tools = (body.tools ?? []) as Json[];
   if (tools.length > 0) {
-    out.tools = tools.map((t) => ({
-      type: "function",
-      function: {
-        name: t.name,
-        description: t.description,
-        parameters: t.parameters ?? { type: "object", properties: {} },
-        ...(typeof t.strict === "boolean" ? { strict: t.strict } : {}),
-      },
-    }));
+    out.tools = tools.map((t) => ({ type: "function", function: functionFields(t) }));
   }
   const choice = body.tool_choice;
   if (typeof choice === "string") out.tool_choice = choice;

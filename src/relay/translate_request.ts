@@ -152,13 +152,7 @@ function toResponses(body: Json): Json {
   }
   const tools = functionTools(body.tools);
   if (tools.length > 0) {
-    out.tools = tools.map((t) => ({
-      type: "function",
-      name: t.name,
-      description: t.description,
-      parameters: t.parameters ?? { type: "object", properties: {} },
-      ...(typeof t.strict === "boolean" ? { strict: t.strict } : {}),
-    }));
+    out.tools = tools.map((t) => ({ type: "function", ...functionFields(t) }));
   }
   const choice = body.tool_choice;
   if (typeof choice === "string") out.tool_choice = choice;
@@ -212,6 +206,16 @@ function toolCallsOf(message: Json): Array<{ id: string; name: string; args: str
       args: typeof fn.arguments === "string" ? fn.arguments : "{}",
     };
   });
+}
+
+/** A function tool's fields: flat in a Responses tool, under `function` in a chat one. */
+export function functionFields(tool: Json): Json {
+  return {
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.parameters ?? { type: "object", properties: {} },
+    ...(typeof tool.strict === "boolean" ? { strict: tool.strict } : {}),
+  };
 }
 
 /** The `function` of each function tool. */
