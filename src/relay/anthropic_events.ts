@@ -30,9 +30,6 @@ const THINKING_BLOCK: Json = { type: "thinking", thinking: "", signature: "" };
 
 /** One content block at a time, as Anthropic streams them; the caller's tool calls only. */
 export class AnthropicEncoder extends InboundEncoder {
-  readonly done = "";
-  readonly #id: string;
-  readonly #model: string;
   /** The open block's kind, and the index the next block gets. */
   #open: "text" | "thinking" | "tool_use" | undefined = undefined;
   #next = 0;
@@ -41,12 +38,6 @@ export class AnthropicEncoder extends InboundEncoder {
    * `{"input": "<text>"}`, as Anthropic's inputs are JSON objects.
    */
   #custom = false;
-
-  constructor(id: string, model: string) {
-    super();
-    this.#id = id;
-    this.#model = model;
-  }
 
   fail(failure: RelayFailure): string {
     return `event: error\ndata: ${JSON.stringify(anthropicErrorBody(failure))}\n\n`;
@@ -58,10 +49,10 @@ export class AnthropicEncoder extends InboundEncoder {
 
   protected opening(): string {
     const message = {
-      id: this.#id,
+      id: this.id,
       type: "message",
       role: "assistant",
-      model: this.#model,
+      model: this.model,
       content: [],
       stop_reason: null,
       stop_sequence: null,

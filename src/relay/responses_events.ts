@@ -22,9 +22,6 @@ const SUMMARY_DELTA = "response.reasoning_summary_text.delta";
 const ARGUMENTS_DELTA = "response.function_call_arguments.delta";
 
 export class ResponsesEncoder extends InboundEncoder {
-  readonly done = "";
-  readonly #id: string;
-  readonly #model: string;
   readonly #createdAt = Math.floor(Date.now() / 1000);
   #seq = 0;
   #items: Item[] = [];
@@ -32,9 +29,7 @@ export class ResponsesEncoder extends InboundEncoder {
 
   /** `sequence` numbers the first event (a resumed stream's go on from the stored ones). */
   constructor(id: string, model: string, sequence = 0) {
-    super();
-    this.#id = id;
-    this.#model = model;
+    super(id, model);
     this.#seq = sequence;
   }
 
@@ -71,7 +66,7 @@ export class ResponsesEncoder extends InboundEncoder {
     const text = this.start() + this.#close();
     const item: Item = {
       kind: "function_call",
-      id: `fc_${this.#id.slice(5)}_${this.#items.length}`,
+      id: `fc_${this.id.slice(5)}_${this.#items.length}`,
       text: "",
       callId: event.id,
       name: event.name || (event.toolType ?? ""),
@@ -97,7 +92,7 @@ export class ResponsesEncoder extends InboundEncoder {
   #begin(kind: "message" | "reasoning"): string {
     return this.start() + this.#close() + this.#add({
       kind,
-      id: `${kind === "message" ? "msg" : "rs"}_${this.#id.slice(5)}_${this.#items.length}`,
+      id: `${kind === "message" ? "msg" : "rs"}_${this.id.slice(5)}_${this.#items.length}`,
       text: "",
       callId: "",
       name: "",
@@ -219,7 +214,7 @@ export class ResponsesEncoder extends InboundEncoder {
   }
 
   #response(status: string): Json {
-    return responseShell(this.#id, this.#model, this.#createdAt, status);
+    return responseShell(this.id, this.model, this.#createdAt, status);
   }
 
   #sse(type: string, fields: Json): string {
