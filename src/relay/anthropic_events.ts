@@ -33,10 +33,7 @@ export class AnthropicEncoder extends InboundEncoder {
   /** The open block's kind, and the index the next block gets. */
   #open: "text" | "thinking" | "tool_use" | undefined = undefined;
   #next = 0;
-  /**
-   * The open block is a custom tool's call, whose input is free text: it goes out as
-   * `{"input": "<text>"}`, as Anthropic's inputs are JSON objects.
-   */
+  /** The open block is a custom tool's call: its free text goes out as `{"input": "<text>"}`. */
   #custom = false;
 
   fail(failure: RelayFailure): string {
@@ -58,7 +55,7 @@ export class AnthropicEncoder extends InboundEncoder {
       stop_sequence: null,
       usage: { input_tokens: 0, output_tokens: 0 },
     };
-    return sse("message_start", { type: "message_start", message });
+    return sse("message_start", { message });
   }
 
   protected text(text: string): string {
@@ -94,8 +91,7 @@ export class AnthropicEncoder extends InboundEncoder {
     const text = this.start() + this.#close();
     this.#open = kind;
     const index = this.#next++;
-    return text +
-      sse("content_block_start", { type: "content_block_start", index, content_block: block });
+    return text + sse("content_block_start", { index, content_block: block });
   }
 
   #close(): string {
@@ -103,17 +99,14 @@ export class AnthropicEncoder extends InboundEncoder {
     this.#open = undefined;
     const end = this.#custom ? this.#delta(this.#next - 1, INPUT_CLOSE) : "";
     this.#custom = false;
-    return end + sse("content_block_stop", { type: "content_block_stop", index: this.#next - 1 });
+    return end + sse("content_block_stop", { index: this.#next - 1 });
   }
 
   #delta(index: number, delta: string): string {
     return `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index},"delta":${delta}}\n\n`;
   }
 
-  /**
-   * The client has the citations only once the answer is whole: they go on the text block still
-   * open, or, when the answer ended on another block, on a text block of their own.
-   */
+  /** Citations come with the whole answer only: on the open text block, else on a new one. */
   #cite(result: ChatResult): string {
     const citations = anthropicCitations(result.citations);
     if (citations === undefined) return "";
@@ -134,15 +127,12 @@ export class AnthropicEncoder extends InboundEncoder {
     text += this.#cite(result);
     text += this.#close();
     const delta = { stop_reason: stopReason(result), stop_sequence: null };
-    text += sse("message_delta", {
-      type: "message_delta",
-      delta,
-      usage: anthropicUsage(result.usage),
-    });
+    text += sse("message_delta", { delta, usage: anthropicUsage(result.usage) });
     return text + STOP;
   }
 }
 
-function sse(event: string, data: Json): string {
-  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+/** An event whose data's `type` is its name, as all of Anthropic's are. */
+function sse(type: string, fields: Json): string {
+  return `event: ${type}\ndata: ${JSON.stringify({ type, ...fields })}\n\n`;
 }
