@@ -1,5 +1,5 @@
 // The answer as OpenAI Responses SSE (`response.created`, output items and their deltas, then
-// `response.completed`, `.incomplete` or `.failed`); responses_whole.ts uses it for `stream: false`.
+// `response.completed`, `.incomplete` or `.failed`); responses_whole.ts's `stream: false` too.
 
 import type { ChatResult, Citation } from "../core/chat_result.ts";
 import { InboundEncoder, type ToolCallEvent } from "./answer_encoder.ts";

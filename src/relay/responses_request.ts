@@ -10,7 +10,6 @@ type Json = Record<string, unknown>;
 /** Input items with a chat completions counterpart; any other needs a Responses upstream. */
 const PORTABLE_ITEMS = new Set(["message", "function_call", "function_call_output", "reasoning"]);
 
-/** `undefined` when `body` is a well-formed Responses request. */
 export function checkResponses(body: Json): RelayFailure | undefined {
   if (typeof body.model !== "string") return invalid("`model` must be a string.");
   const input = body.input;

@@ -15,10 +15,6 @@ export function canHonour(body: Json, protocol: ProtocolName): boolean {
   return protocol !== "anthropic-messages" || !isRecord(format) || format.type === "text";
 }
 
-/**
- * A caller who did not ask for usage gets none asked of an `openai-chat` upstream: else events
- * forwarded as they are (forward.ts) would carry the `"usage": null` OpenAI adds for those who ask.
- */
 export function translateRequest(
   body: Json,
   protocol: ProtocolName,
@@ -28,6 +24,8 @@ export function translateRequest(
   if (model !== undefined) rest.model = model;
   if (protocol === "anthropic-messages") return toAnthropic(rest);
   if (protocol === "openai-responses") return toResponses(rest);
+  // A caller who asked no usage asks none of an `openai-chat` upstream: else events forwarded as
+  // they are (forward.ts) would carry the `"usage": null` OpenAI adds for those who ask.
   const options = rest.stream_options;
   if (
     stream === true && (options == null || (isRecord(options) && options.include_usage == null))
