@@ -53,10 +53,7 @@ export class ChunkEncoder extends AnswerStart {
    */
   toolCalls: ToolCall[] | undefined = undefined;
   #extraSent: boolean[] | undefined = undefined;
-  /**
-   * By tool call index: its index among the calls written, or -1 for a call the provider ran
-   * (only the caller's calls go out, numbered from 0 as OpenAI clients expect).
-   */
+  /** By tool call index: its index among the calls written (from 0), -1 if the provider ran it. */
   #callIndex: number[] = [];
   #callsWritten = 0;
 
