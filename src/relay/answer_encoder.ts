@@ -30,9 +30,18 @@ export interface AnswerEncoder {
 
 /** The answer in the caller's protocol: passed on from its own protocol, translated otherwise. */
 export abstract class InboundEncoder extends AnswerStart implements AnswerEncoder {
+  readonly done = "";
+  protected readonly id: string;
+  protected readonly model: string;
   #passing = false;
   /** By the client's tool call index: where the encoder wrote it, or -1 for a call it left out. */
   #calls: number[] = [];
+
+  constructor(id: string, model: string) {
+    super();
+    this.id = id;
+    this.model = model;
+  }
 
   encode(event: RelayEvent): string {
     if (event.type === "passed") {
@@ -87,7 +96,6 @@ export abstract class InboundEncoder extends AnswerStart implements AnswerEncode
     return undefined;
   }
 
-  abstract readonly done: string;
   abstract fail(failure: RelayFailure): string;
   protected abstract opening(): string;
   protected abstract text(text: string): string;

@@ -30,23 +30,11 @@ const THINKING_BLOCK: Json = { type: "thinking", thinking: "", signature: "" };
 
 /** One content block at a time, as Anthropic streams them; the caller's tool calls only. */
 export class AnthropicEncoder extends InboundEncoder {
-  readonly done = "";
-  readonly #id: string;
-  readonly #model: string;
   /** The open block's kind, and the index the next block gets. */
   #open: "text" | "thinking" | "tool_use" | undefined = undefined;
   #next = 0;
-  /**
-   * The open block is a custom tool's call, whose input is free text: it goes out as
-   * `{"input": "<text>"}`, as Anthropic's inputs are JSON objects.
-   */
+  /** The open block is a custom tool's call: its free text goes out as `{"input": "<text>"}`. */
   #custom = false;
-
-  constructor(id: string, model: string) {
-    super();
-    this.#id = id;
-    this.#model = model;
-  }
 
   fail(failure: RelayFailure): string {
     return `event: error\ndata: ${JSON.stringify(anthropicErrorBody(failure))}\n\n`;
@@ -58,16 +46,16 @@ export class AnthropicEncoder extends InboundEncoder {
 
   protected opening(): string {
     const message = {
-      id: this.#id,
+      id: this.id,
       type: "message",
       role: "assistant",
-      model: this.#model,
+      model: this.model,
       content: [],
       stop_reason: null,
       stop_sequence: null,
       usage: { input_tokens: 0, output_tokens: 0 },
     };
-    return sse("message_start", { type: "message_start", message });
+    return sse("message_start", { message });
   }
 
   protected text(text: string): string {
@@ -103,8 +91,7 @@ export class AnthropicEncoder extends InboundEncoder {
     const text = this.start() + this.#close();
     this.#open = kind;
     const index = this.#next++;
-    return text +
-      sse("content_block_start", { type: "content_block_start", index, content_block: block });
+    return text + sse("content_block_start", { index, content_block: block });
   }
 
   #close(): string {
@@ -112,17 +99,14 @@ export class AnthropicEncoder extends InboundEncoder {
     this.#open = undefined;
     const end = this.#custom ? this.#delta(this.#next - 1, INPUT_CLOSE) : "";
     this.#custom = false;
-    return end + sse("content_block_stop", { type: "content_block_stop", index: this.#next - 1 });
+    return end + sse("content_block_stop", { index: this.#next - 1 });
   }
 
   #delta(index: number, delta: string): string {
     return `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index},"delta":${delta}}\n\n`;
   }
 
-  /**
-   * The client has the citations only once the answer is whole: they go on the text block still
-   * open, or, when the answer ended on another block, on a text block of their own.
-   */
+  /** Citations come with the whole answer only: on the open text block, else on a new one. */
   #cite(result: ChatResult): string {
     const citations = anthropicCitations(result.citations);
     if (citations === undefined) return "";
@@ -143,15 +127,12 @@ export class AnthropicEncoder extends InboundEncoder {
     text += this.#cite(result);
     text += this.#close();
     const delta = { stop_reason: stopReason(result), stop_sequence: null };
-    text += sse("message_delta", {
-      type: "message_delta",
-      delta,
-      usage: anthropicUsage(result.usage),
-    });
+    text += sse("message_delta", { delta, usage: anthropicUsage(result.usage) });
     return text + STOP;
   }
 }
 
-function sse(event: string, data: Json): string {
-  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+/** An event whose data's `type` is its name, as all of Anthropic's are. */
+function sse(type: string, fields: Json): string {
+  return `event: ${type}\ndata: ${JSON.stringify({ type, ...fields })}\n\n`;
 }

@@ -16,7 +16,6 @@ const PORTABLE_BLOCKS = new Set([
   "redacted_thinking",
 ]);
 
-/** `undefined` when `body` is a well-formed Messages request. */
 export function checkAnthropic(body: Json): RelayFailure | undefined {
   if (typeof body.model !== "string") return invalid("`model` must be a string.");
   if (!Array.isArray(body.messages)) return invalid("`messages` must be an array.");
@@ -53,7 +52,6 @@ export function checkAnthropic(body: Json): RelayFailure | undefined {
   return undefined;
 }
 
-/** Why an upstream of another protocol cannot take `body`, or `undefined` if it can. */
 export function anthropicRefusal(body: Json): string | undefined {
   for (const message of body.messages as Json[]) {
     if (!Array.isArray(message.content)) continue;

@@ -38,11 +38,7 @@ export function anthropicUsage(usage: Usage | undefined): Json {
   return out;
 }
 
-/**
- * Cited pages as Anthropic's `web_search_result_location`, `undefined` when there are none. It has
- * no span (a text block is the cited span); `encrypted_index`, Anthropic's pointer into its own
- * search results, has nothing to come from; a citation without a URL (a file's) has no counterpart.
- */
+/** Cited pages; the text block is the span, `encrypted_index` (Anthropic's own) has no source. */
 export function anthropicCitations(citations: Citation[] | undefined): Json[] | undefined {
   let out: Json[] | undefined;
   for (const c of citations ?? []) {
@@ -58,7 +54,6 @@ export function anthropicCitations(citations: Citation[] | undefined): Json[] | 
   return out;
 }
 
-/** Anthropic's error `type` for an HTTP status. */
 function anthropicErrorType(status: number): string {
   if (status === 401) return "authentication_error";
   if (status === 403) return "permission_error";

@@ -53,10 +53,7 @@ export class ChunkEncoder extends AnswerStart {
    */
   toolCalls: ToolCall[] | undefined = undefined;
   #extraSent: boolean[] | undefined = undefined;
-  /**
-   * By tool call index: its index among the calls written, or -1 for a call the provider ran
-   * (only the caller's calls go out, numbered from 0 as OpenAI clients expect).
-   */
+  /** By tool call index: its index among the calls written (from 0), -1 if the provider ran it. */
   #callIndex: number[] = [];
   #callsWritten = 0;
 
@@ -79,19 +76,13 @@ export class ChunkEncoder extends AnswerStart {
     this.#head = head(id, model, this.#created);
   }
 
-  /**
-   * The upstream's own `id`, `model` and `created`, so that these chunks match the forwarded
-   * events. Ignored once the first delta was encoded: one answer, one id.
-   */
+  /** The upstream's own `id`, `model` and `created`: these chunks must match forwarded ones. */
   adopt(id: string, model: string, created: number | undefined): void {
     if (this.started) return;
     this.#head = head(id || this.#id, model || this.#model, created ?? this.#created);
   }
 
-  /**
-   * The bytes of a forwarded batch that may go out as they came (sealing it, as `encode` would):
-   * no upstream fields may be waiting to go out before it.
-   */
+  /** Seals the batch, as `encode` would; never while upstream fields wait to go out before it. */
   takeBytes(event: RelayEvent): Uint8Array | undefined {
     if (
       event.type !== "forwarded" || event.bytes === undefined || event.piece !== event.text ||
@@ -103,7 +94,6 @@ export class ChunkEncoder extends AnswerStart {
     return event.bytes;
   }
 
-  /** The SSE text for `event`, or `""` for events the caller must not see (retries, opens). */
   encode(event: RelayEvent): string {
     switch (event.type) {
       case "forwarded":

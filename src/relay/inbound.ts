@@ -43,7 +43,6 @@ export interface Inbound {
   refused(reason: string): RelayFailure;
   /** `body` for an upstream of `protocol`, its model set when the upstream names one. */
   bodyFor(body: Json, protocol: ProtocolName, model: string | undefined): Json;
-  /** The error body of this protocol. */
   errorBody(failure: RelayFailure): unknown;
   /** A `stream: false` answer; `logprobs` only for chat. */
   whole(result: ChatResult, id: string, model: string, logprobs: unknown): Json;
@@ -75,10 +74,7 @@ const anthropic: Inbound = {
       `The request has ${reason}, which only an Anthropic Messages upstream takes, and ` +
         "none of this relay's upstreams is one; leave them out.",
     ),
-  bodyFor: (body, protocol, model) =>
-    protocol === "anthropic-messages"
-      ? same(body, model)
-      : translateRequest(anthropicToChat(body), protocol, model),
+  bodyFor: viaChat("anthropic-messages", anthropicToChat),
   errorBody: anthropicErrorBody,
   whole: toAnthropicMessage,
 };
@@ -94,10 +90,7 @@ const responses: Inbound = {
         "upstream has (the relay keeps no conversation state), and none of this relay's " +
         "upstreams speaks it; leave it out.",
     ),
-  bodyFor: (body, protocol, model) =>
-    protocol === "openai-responses"
-      ? same(body, model)
-      : translateRequest(responsesToChat(body), protocol, model),
+  bodyFor: viaChat("openai-responses", responsesToChat),
   errorBody,
   whole: toResponse,
 };
@@ -108,7 +101,6 @@ export const INBOUND: Readonly<Record<ProtocolName, Inbound>> = {
   "openai-responses": responses,
 };
 
-/** The encoder of `answer.protocol`'s events. */
 export function encoderFor(answer: AnswerInfo): AnswerEncoder {
   const { id, model, protocol } = answer;
   if (protocol === undefined || protocol === "openai-chat") {
@@ -131,11 +123,14 @@ export function callFor(
   return passThroughCall(options, protocol ?? "openai-chat");
 }
 
-/** The same protocol: the body as the caller sent it (`stream` is the client's to set). */
-function same(body: Json, model: string | undefined): Json {
-  const { stream: _stream, ...rest } = body;
-  if (model !== undefined) rest.model = model;
-  return rest;
+/** An upstream of `own` takes the body as sent (`stream` is the client's to set). */
+function viaChat(own: ProtocolName, toChat: (body: Json) => Json): Inbound["bodyFor"] {
+  return (body, protocol, model) => {
+    if (protocol !== own) return translateRequest(toChat(body), protocol, model);
+    const { stream: _stream, ...rest } = body;
+    if (model !== undefined) rest.model = model;
+    return rest;
+  };
 }
 
 function checked(

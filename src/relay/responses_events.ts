@@ -1,11 +1,9 @@
-// The answer as OpenAI Responses SSE (`response.created`, output items and their deltas,
-// `response.completed` / `response.incomplete` / `response.failed`); responses_whole.ts gathers
-// the items of a `stream: false` answer with it.
+// The answer as OpenAI Responses SSE (`response.created`, output items and their deltas, then
+// `response.completed`, `.incomplete` or `.failed`); responses_whole.ts's `stream: false` too.
 
 import type { ChatResult, Citation } from "../core/chat_result.ts";
 import { InboundEncoder, type ToolCallEvent } from "./answer_encoder.ts";
 import type { RelayFailure } from "./error_response.ts";
-
 import {
   ending,
   type Item,
@@ -22,9 +20,6 @@ const SUMMARY_DELTA = "response.reasoning_summary_text.delta";
 const ARGUMENTS_DELTA = "response.function_call_arguments.delta";
 
 export class ResponsesEncoder extends InboundEncoder {
-  readonly done = "";
-  readonly #id: string;
-  readonly #model: string;
   readonly #createdAt = Math.floor(Date.now() / 1000);
   #seq = 0;
   #items: Item[] = [];
@@ -32,18 +27,13 @@ export class ResponsesEncoder extends InboundEncoder {
 
   /** `sequence` numbers the first event (a resumed stream's go on from the stored ones). */
   constructor(id: string, model: string, sequence = 0) {
-    super();
-    this.#id = id;
-    this.#model = model;
+    super(id, model);
     this.#seq = sequence;
   }
 
-  /**
-   * `response.failed`, then an `error` event whose data also carries an `error` object: the
-   * openai SDKs throw on that, where a stream ending in `response.failed` alone would hand
-   * their `finalResponse()` an `in_progress` snapshot as if it were the answer.
-   */
   fail(failure: RelayFailure): string {
+    // `response.failed`, then `error` with an `error` object: openai SDKs throw on that, where
+    // `response.failed` alone hands `finalResponse()` an `in_progress` snapshot as the answer.
     const code = failure.code ?? failure.type;
     const error = { code, message: failure.message };
     const response = { ...this.#response("failed"), error };
@@ -71,7 +61,7 @@ export class ResponsesEncoder extends InboundEncoder {
     const text = this.start() + this.#close();
     const item: Item = {
       kind: "function_call",
-      id: `fc_${this.#id.slice(5)}_${this.#items.length}`,
+      id: `fc_${this.id.slice(5)}_${this.#items.length}`,
       text: "",
       callId: event.id,
       name: event.name || (event.toolType ?? ""),
@@ -97,17 +87,14 @@ export class ResponsesEncoder extends InboundEncoder {
   #begin(kind: "message" | "reasoning"): string {
     return this.start() + this.#close() + this.#add({
       kind,
-      id: `${kind === "message" ? "msg" : "rs"}_${this.#id.slice(5)}_${this.#items.length}`,
+      id: `${kind === "message" ? "msg" : "rs"}_${this.id.slice(5)}_${this.#items.length}`,
       text: "",
       callId: "",
       name: "",
     });
   }
 
-  /**
-   * The client has the citations only once the answer is whole: they go on the message item still
-   * open, or, when the answer ended on another item, on a message of their own.
-   */
+  /** Citations come with the whole answer only: on the open message item, else on a new one. */
   cite(citations: Citation[] | undefined): string {
     const open = this.#open?.kind === "message" ? this.#open : undefined;
     let from = 0;
@@ -154,11 +141,8 @@ export class ResponsesEncoder extends InboundEncoder {
       text += this.#sse("response.content_part.added", { ...where, content_index: 0, part });
     } else if (item.kind === "reasoning") {
       const part = { type: "summary_text", text: "" };
-      text += this.#sse("response.reasoning_summary_part.added", {
-        ...where,
-        summary_index: 0,
-        part,
-      });
+      const at = { ...where, summary_index: 0 };
+      text += this.#sse("response.reasoning_summary_part.added", { ...at, part });
     }
     return text;
   }
@@ -168,29 +152,19 @@ export class ResponsesEncoder extends InboundEncoder {
     if (item === undefined) return "";
     this.#open = undefined;
     const where = { item_id: item.id, output_index: this.#items.indexOf(item) };
-    let text = "";
+    let text: string;
     if (item.kind === "message") {
       const part = { type: "output_text", text: item.text, annotations: item.annotations ?? [] };
-      text += this.#sse("response.output_text.done", {
-        ...where,
-        content_index: 0,
-        text: item.text,
-        logprobs: [],
-      }) +
-        this.#sse("response.content_part.done", { ...where, content_index: 0, part });
+      const at = { ...where, content_index: 0 };
+      text = this.#sse("response.output_text.done", { ...at, text: item.text, logprobs: [] }) +
+        this.#sse("response.content_part.done", { ...at, part });
     } else if (item.kind === "reasoning") {
       const part = { type: "summary_text", text: item.text };
-      text += this.#sse("response.reasoning_summary_text.done", {
-        ...where,
-        summary_index: 0,
-        text: item.text,
-      }) +
-        this.#sse("response.reasoning_summary_part.done", { ...where, summary_index: 0, part });
+      const at = { ...where, summary_index: 0 };
+      text = this.#sse("response.reasoning_summary_text.done", { ...at, text: item.text }) +
+        this.#sse("response.reasoning_summary_part.done", { ...at, part });
     } else {
-      text += this.#sse("response.function_call_arguments.done", {
-        ...where,
-        arguments: item.text,
-      });
+      text = this.#sse("response.function_call_arguments.done", { ...where, arguments: item.text });
     }
     const done = { output_index: where.output_index, item: itemJson(item, "completed", false) };
     return text + this.#sse("response.output_item.done", done);
@@ -219,7 +193,7 @@ export class ResponsesEncoder extends InboundEncoder {
   }
 
   #response(status: string): Json {
-    return responseShell(this.#id, this.#model, this.#createdAt, status);
+    return responseShell(this.id, this.model, this.#createdAt, status);
   }
 
   #sse(type: string, fields: Json): string {

@@ -3,13 +3,13 @@
 
 import type { RelayFailure } from "./error_response.ts";
 import { copy, invalid, isRecord } from "./request_body.ts";
+import { functionFields } from "./translate_request.ts";
 
 type Json = Record<string, unknown>;
 
 /** Input items with a chat completions counterpart; any other needs a Responses upstream. */
 const PORTABLE_ITEMS = new Set(["message", "function_call", "function_call_output", "reasoning"]);
 
-/** `undefined` when `body` is a well-formed Responses request. */
 export function checkResponses(body: Json): RelayFailure | undefined {
   if (typeof body.model !== "string") return invalid("`model` must be a string.");
   const input = body.input;
@@ -75,15 +75,7 @@ export function responsesToChat(body: Json): Json {
   } else if (format?.type === "json_object") out.response_format = { type: "json_object" };
   const tools = (body.tools ?? []) as Json[];
   if (tools.length > 0) {
-    out.tools = tools.map((t) => ({
-      type: "function",
-      function: {
-        name: t.name,
-        description: t.description,
-        parameters: t.parameters ?? { type: "object", properties: {} },
-        ...(typeof t.strict === "boolean" ? { strict: t.strict } : {}),
-      },
-    }));
+    out.tools = tools.map((t) => ({ type: "function", function: functionFields(t) }));
   }
   const choice = body.tool_choice;
   if (typeof choice === "string") out.tool_choice = choice;

@@ -18,9 +18,8 @@ export interface Item {
 }
 
 /**
- * Cited pages as `url_citation` annotations of a message item whose text is the answer's from
- * `from` on, `length` long (spans count from its start; one outside it, or none, is 0–0),
- * `undefined` when there are none. A citation without a URL (a document's) has no counterpart.
+ * Annotations of a message holding the answer's text from `from`, `length` long: a span counts
+ * from its start, one outside it (or none) is 0–0; a citation without a URL has no counterpart.
  */
 export function urlCitations(
   citations: Citation[] | undefined,

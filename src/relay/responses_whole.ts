@@ -1,7 +1,6 @@
 // The answer as one Responses API `response` object (`stream: false`).
 
 import type { ChatResult } from "../core/chat_result.ts";
-import type { RelayEvent } from "./chunks.ts";
 import { ResponsesEncoder } from "./responses_events.ts";
 import { ending, responseShell, responsesUsage } from "./responses_shapes.ts";
 
@@ -19,9 +18,8 @@ export function toResponse(result: ChatResult, id: string, model: string): Json 
     const text = result.content + (result.refusal ?? "");
     if (text !== "") encoder.encode({ type: "text", text });
     encoder.cite(result.citations);
-    const events: RelayEvent[] = [];
     for (const call of result.toolCalls) {
-      events.push({
+      encoder.encode({
         type: "tool-call",
         index: call.index,
         id: call.id,
@@ -29,9 +27,12 @@ export function toResponse(result: ChatResult, id: string, model: string): Json 
         ...(call.type !== undefined ? { toolType: call.type } : {}),
         ...(call.providerExecuted ? { providerExecuted: true } : {}),
       });
-      events.push({ type: "tool-call-delta", index: call.index, argumentsDelta: call.arguments });
+      encoder.encode({
+        type: "tool-call-delta",
+        index: call.index,
+        argumentsDelta: call.arguments,
+      });
     }
-    for (const event of events) encoder.encode(event);
     output = encoder.items();
   }
   const end = ending(result);

@@ -15,10 +15,6 @@ export function canHonour(body: Json, protocol: ProtocolName): boolean {
   return protocol !== "anthropic-messages" || !isRecord(format) || format.type === "text";
 }
 
-/**
- * A caller who did not ask for usage gets none asked of an `openai-chat` upstream: else events
- * forwarded as they are (forward.ts) would carry the `"usage": null` OpenAI adds for those who ask.
- */
 export function translateRequest(
   body: Json,
   protocol: ProtocolName,
@@ -28,6 +24,8 @@ export function translateRequest(
   if (model !== undefined) rest.model = model;
   if (protocol === "anthropic-messages") return toAnthropic(rest);
   if (protocol === "openai-responses") return toResponses(rest);
+  // A caller who asked no usage asks none of an `openai-chat` upstream: else events forwarded as
+  // they are (forward.ts) would carry the `"usage": null` OpenAI adds for those who ask.
   const options = rest.stream_options;
   if (
     stream === true && (options == null || (isRecord(options) && options.include_usage == null))
@@ -152,13 +150,7 @@ function toResponses(body: Json): Json {
   }
   const tools = functionTools(body.tools);
   if (tools.length > 0) {
-    out.tools = tools.map((t) => ({
-      type: "function",
-      name: t.name,
-      description: t.description,
-      parameters: t.parameters ?? { type: "object", properties: {} },
-      ...(typeof t.strict === "boolean" ? { strict: t.strict } : {}),
-    }));
+    out.tools = tools.map((t) => ({ type: "function", ...functionFields(t) }));
   }
   const choice = body.tool_choice;
   if (typeof choice === "string") out.tool_choice = choice;
@@ -212,6 +204,16 @@ function toolCallsOf(message: Json): Array<{ id: string; name: string; args: str
       args: typeof fn.arguments === "string" ? fn.arguments : "{}",
     };
   });
+}
+
+/** A function tool's fields: flat in a Responses tool, under `function` in a chat one. */
+export function functionFields(tool: Json): Json {
+  return {
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.parameters ?? { type: "object", properties: {} },
+    ...(typeof tool.strict === "boolean" ? { strict: tool.strict } : {}),
+  };
 }
 
 /** The `function` of each function tool. */
