@@ -1,7 +1,10 @@
 import type { Accumulator } from "../core/accumulator.ts";
 import type { ChatResult } from "../core/chat_result.ts";
 import { APIStatusError, StreamProtocolError } from "../core/error_classes.ts";
-import { malformedMessage } from "../core/error_messages.ts";
+import { foreignMessage, malformedMessage } from "../core/error_messages.ts";
+import type { ProtocolName } from "../core/chat_options.ts";
+import { protocolOfEvent } from "../protocols/registry.ts";
+import type { SseFeed } from "./sse_feed.ts";
 import type { Protocol } from "../protocols/protocol.ts";
 import type { CallTarget } from "./plan.ts";
 
@@ -47,4 +50,21 @@ export function notAStream(
       typeof body === "string" ? body : JSON.stringify(body),
     ),
   );
+}
+
+/** A stream of another protocol that gave the call nothing: not an answer, nor a cut to retry. */
+export function foreignStream(
+  feed: SseFeed,
+  acc: Accumulator,
+  expected: ProtocolName,
+  cause?: unknown,
+): StreamProtocolError | undefined {
+  const first = feed.firstData;
+  if (first === undefined || acc.delivered) return undefined;
+  const found = protocolOfEvent(first);
+  if (found === undefined || found === expected) return undefined;
+  const message = foreignMessage(expected, found, first);
+  const error = new StreamProtocolError(message, cause === undefined ? undefined : { cause });
+  error.foundProtocol = found;
+  return error;
 }

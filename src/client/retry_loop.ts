@@ -4,7 +4,7 @@ import { MAX_TIMER_MS } from "../core/constants.ts";
 import { Accumulator } from "../core/accumulator.ts";
 import type { CallControl } from "./call_control.ts";
 import { InterruptedError, PartialStreamError } from "../core/error_classes.ts";
-import { isAPIStatusError, isTimeoutError } from "../core/error_guards.ts";
+import { isAPIStatusError, isStreamProtocolError, isTimeoutError } from "../core/error_guards.ts";
 import { isStreamingRefused, requestWhole } from "./non_streaming.ts";
 import { backoffDelay, isRetryable } from "./retry_policy.ts";
 import { resultOf } from "./response.ts";
@@ -81,7 +81,7 @@ export async function runCall(
           if (isStreamingRefused(error) && target.protocol.decodeMessage !== undefined) {
             return await requestWhole(target, control, consumer, plan.maxEventBytes);
           }
-          if (retryable || isModelNotFound(error)) break; // on to the next target, if any
+          if (retryable || movesOn(error)) break; // on to the next target, if any
           throw error;
         }
         const delayMs = backoffDelay(error, retry + 1, target.backoff);
@@ -151,6 +151,8 @@ function sleep(ms: number, control: CallControl): Promise<void> {
   });
 }
 
-function isModelNotFound(error: unknown): boolean {
+/** Not worth a retry here, but another upstream may serve: a model it lacks, another protocol. */
+function movesOn(error: unknown): boolean {
+  if (isStreamProtocolError(error)) return error.foundProtocol !== undefined;
   return isAPIStatusError(error) && error.status === 404;
 }

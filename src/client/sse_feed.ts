@@ -16,6 +16,7 @@ const COLON = 58;
 // Charged per pending line beyond its characters: V8 keeps each `data:` append as a cons-string
 // node plus a string, so empty lines would grow the heap far beyond the bytes on the wire.
 const LINE_COST = 64;
+const FIRST_DATA_MAX = 65_536;
 
 /** A protocol's decoder, or a wrapper in front of one that also sees each chunk's text. */
 export interface FeedDecoder extends StreamDecoder {
@@ -30,7 +31,7 @@ export class SseFeed {
   progress = 0;
   /** Events decoded, on every connection this feed read (a resumed stream goes on counting). */
   events = 0;
-  /** The first event's data: which protocol the stream speaks, if it ends unfinished. */
+  /** The first event's data, unless huge: which protocol the stream speaks, if it gives nothing. */
   firstData: string | undefined = undefined;
   /** The `id:` of the last event decoded: where a resume starts. */
   lastEventId: string | undefined = undefined;
@@ -95,7 +96,7 @@ export class SseFeed {
       this.#checkFirst = undefined;
       check(message);
     }
-    if (this.events === 0) this.firstData = message.data;
+    if (this.events === 0 && message.data.length <= FIRST_DATA_MAX) this.firstData = message.data;
     let outcome;
     try {
       outcome = this.decoder.onEvent(message.event, message.data);

@@ -4,17 +4,15 @@
 import type { Accumulator, EventSink } from "../core/accumulator.ts";
 import { noop } from "../core/constants.ts";
 import type { CallControl, Cancellable } from "./call_control.ts";
-import { CONNECTION_LOST, foreignMessage } from "../core/error_messages.ts";
-import { APIStatusError, ConnectionError, StreamProtocolError } from "../core/error_classes.ts";
-import type { ProtocolName } from "../core/chat_options.ts";
-import { protocolOfEvent } from "../protocols/registry.ts";
+import { CONNECTION_LOST } from "../core/error_messages.ts";
+import { APIStatusError, ConnectionError } from "../core/error_classes.ts";
 import { isRedirectError } from "../core/error_guards.ts";
 import type { ProtocolRequest } from "../protocols/protocol.ts";
 import { credentialsOf, redactError } from "../core/redact.ts";
 import { fetchFollowing } from "./redirects.ts";
 import { parseOr } from "../protocols/output.ts";
 import type { CallTarget } from "./plan.ts";
-import { notAStream } from "./response.ts";
+import { foreignStream, notAStream } from "./response.ts";
 import type { ResumableStream, StreamRequest } from "./resume.ts";
 import { SseFeed } from "./sse_feed.ts";
 import { closeEntry, openEntry } from "./trace.ts";
@@ -81,7 +79,7 @@ export class Attempt implements Cancellable {
       const feed = stream.feed ??
         new SseFeed(this.#target.protocol.createDecoder(acc), maxEventBytes);
       stream.opened(headers, feed, acc);
-      await this.#read(response, headers, feed, consumer, watchdog);
+      await this.#read(response, headers, feed, acc, consumer, watchdog);
       stream.ended(feed);
       return headers;
     });
@@ -167,9 +165,11 @@ export class Attempt implements Cancellable {
     response: Response,
     headers: Record<string, string>,
     feed: SseFeed,
+    acc: Accumulator,
     consumer: AttemptConsumer,
     watchdog: Watchdog,
   ): Promise<void> {
+    const expected = this.#target.protocol.name;
     const reader = response.body!.getReader();
     this.hold(reader);
     const text = new TextDecoder();
@@ -188,12 +188,12 @@ export class Attempt implements Cancellable {
         try {
           feed.feed(text.decode(chunk.value, STREAM));
         } catch (error) {
-          throw foreignStream(feed, this.#target.protocol.name) ?? error;
+          throw foreignStream(feed, acc, expected, error) ?? error;
         }
         if (feed.terminal) {
           finished = true;
-          // A `[DONE]` ends OpenRouter's Responses streams too: read as chat, they would be empty.
-          const foreign = foreignStream(feed, this.#target.protocol.name);
+          // OpenRouter ends its Responses streams with `[DONE]` too: read as chat, they'd be empty.
+          const foreign = foreignStream(feed, acc, expected);
           if (foreign !== undefined) throw foreign;
           return;
         }
@@ -205,7 +205,11 @@ export class Attempt implements Cancellable {
           if (this.failure !== undefined) throw this.failure;
         }
       }
-      feed.end(text.decode());
+      try {
+        feed.end(text.decode());
+      } catch (error) {
+        throw foreignStream(feed, acc, expected, error) ?? error;
+      }
       if (!feed.terminal && !feed.decoder.endedCleanly()) {
         // Only a non-SSE body: what the server sent instead of a stream, not a cut connection.
         const stray = feed.strayBody();
@@ -213,22 +217,13 @@ export class Attempt implements Cancellable {
           const protocol = this.#target.protocol;
           throw notAStream(parseOr(stray, stray), response.status, headers, protocol, "no event");
         }
-        throw foreignStream(feed, this.#target.protocol.name) ??
-          new ConnectionError(CONNECTION_LOST);
+        throw foreignStream(feed, acc, expected) ?? new ConnectionError(CONNECTION_LOST);
       }
     } finally {
       if (finished) releaseAfterTerminal(reader);
       else reader.cancel().catch(noop);
     }
   }
-}
-
-/** A stream of another protocol than the call's: a mistake to report, not an answer or a cut. */
-function foreignStream(feed: SseFeed, expected: ProtocolName): StreamProtocolError | undefined {
-  const first = feed.firstData;
-  const found = first === undefined ? undefined : protocolOfEvent(first);
-  if (found === undefined || found === expected) return undefined;
-  return new StreamProtocolError(foreignMessage(expected, found, first!));
 }
 
 const RELEASE_GRACE_MS = 100;

@@ -12,6 +12,7 @@ import {
   upstreamMessage,
 } from "./error_messages.ts";
 import type { ChatResult, TraceEntry } from "./chat_result.ts";
+import type { ProtocolName } from "./chat_options.ts";
 
 /** From the global symbol registry, so two copies of the package (npm + JSR) share it. */
 export const BRAND: unique symbol = Symbol.for("stopstream.error") as never;
@@ -135,6 +136,8 @@ export class TimeoutError extends StopstreamError {
 export class StreamProtocolError extends StopstreamError {
   /** `"StreamProtocolError"`. */
   override name = "StreamProtocolError";
+  /** The protocol the stream's events are, when not the call's: the call goes on to a fallback. */
+  declare foundProtocol?: ProtocolName;
 }
 
 /**

@@ -13,8 +13,8 @@ export const PROTOCOLS: Record<ProtocolName, Protocol> = {
 const ANTHROPIC_TYPE = /^(?:message|content_block)_/;
 
 /**
- * Which protocol an event's data is, by its `type` or its shape; `undefined` when it does not say.
- * Read only when a stream ends unfinished: is it cut, or is `protocol` wrong?
+ * Which protocol an event's data is, by its shape or its `type`; `undefined` when it does not say.
+ * Read only when a stream gave the call nothing: is it cut or empty, or is `protocol` wrong?
  */
 export function protocolOfEvent(data: string): ProtocolName | undefined {
   let event;
@@ -24,11 +24,9 @@ export function protocolOfEvent(data: string): ProtocolName | undefined {
     return undefined;
   }
   if (typeof event !== "object" || event === null) return undefined;
-  const type = event.type;
-  if (typeof type === "string") {
-    if (type.startsWith("response.")) return "openai-responses";
-    if (ANTHROPIC_TYPE.test(type)) return "anthropic-messages";
-  }
   if (Array.isArray(event.choices)) return "openai-chat";
-  return undefined;
+  const type = event.type;
+  if (typeof type !== "string") return undefined;
+  if (type.startsWith("response.")) return "openai-responses";
+  return ANTHROPIC_TYPE.test(type) ? "anthropic-messages" : undefined;
 }

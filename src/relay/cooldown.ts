@@ -1,5 +1,9 @@
 import { noop } from "../core/constants.ts";
-import { isInterruptedError, isPartialStreamError } from "../core/error_guards.ts";
+import {
+  isInterruptedError,
+  isPartialStreamError,
+  isStreamProtocolError,
+} from "../core/error_guards.ts";
 import { isRetryable } from "../client/internal.ts";
 
 /** Consecutive failures count only within this span (from the first of them). */
@@ -203,9 +207,13 @@ export class UpstreamRoute {
   }
 }
 
-/** The caller's abort, and a 4xx of the caller's making, say nothing about the upstream. */
+/**
+ * The caller's abort, and a 4xx of the caller's making, say nothing about the upstream; an
+ * upstream that answers in another protocol than configured fails every call.
+ */
 export function outcomeOf(error: unknown): Outcome {
   const cause = isPartialStreamError(error) ? error.cause : error;
   if (isInterruptedError(cause)) return "neutral";
+  if (isStreamProtocolError(cause) && cause.foundProtocol !== undefined) return "failure";
   return isRetryable(cause) ? "failure" : "neutral";
 }

@@ -4,7 +4,7 @@
 // result, never a "lost connection" retried with backoff, never the provider's error misread.
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type ProtocolName, streamChat } from "../../src/index.ts";
+import { type ProtocolName, streamChat, type StreamProtocolError } from "../../src/index.ts";
 import { type ReplayServer, startReplayServer } from "../support/replay_server.ts";
 
 const ROOT = new URL("../recorded/", import.meta.url);
@@ -62,6 +62,7 @@ describe("a stream of another protocol than the call's", () => {
       requests: 1,
     });
     expect(error.message).toContain(`set \`protocol: "${recorded}"\``);
+    expect((error as StreamProtocolError).foundProtocol).toBe(recorded);
   });
 });
 
@@ -84,4 +85,77 @@ test("the call's own protocol cut before its content is a lost connection, retri
   } finally {
     await local.close();
   }
+});
+
+/** Serves `body` (as bytes) to every request, on its own loopback server, for `run`. */
+async function serving<T>(
+  bodies: Record<string, string>,
+  run: (url: string, requests: () => string[]) => Promise<T>,
+): Promise<T> {
+  const local = await startReplayServer((_n, request) => {
+    const body = bodies[request.path.split("/")[1]!]!;
+    return [encoder.encode(body)];
+  });
+  try {
+    return await run(local.url, () => local.requests.map((r) => r.path.split("/")[1]!));
+  } finally {
+    await local.close();
+  }
+}
+
+const ANTHROPIC = read("anthropic/agent_2_answer.sse");
+const CHAT = read("chat/openai_text.sse");
+
+test("an upstream of another protocol goes on to the fallback, never retried", async () => {
+  const result = await serving({ primary: ANTHROPIC, fallback: CHAT }, async (url, paths) => {
+    const stream = streamChat({
+      baseURL: `${url}/primary`,
+      body: BODY["openai-chat"],
+      fallbacks: [{ baseURL: `${url}/fallback` }],
+      retry: { initialDelayMs: 1, maxDelayMs: 2 },
+    });
+    const events = [];
+    for await (const event of stream) if (event.type === "fallback") events.push(event);
+    return { paths: paths(), fallback: events.length, content: (await stream.result).content };
+  });
+  expect(result).toEqual({
+    paths: ["primary", "fallback"],
+    fallback: 1,
+    content: expect.stringMatching(/\S/),
+  });
+});
+
+test("a foreign stream cut inside an event is named too, not retried as a lost connection", async () => {
+  const cut = ANTHROPIC.slice(0, ANTHROPIC.indexOf('"text_delta"') + 5);
+  const error = await serving(
+    { s: cut },
+    (url) =>
+      streamChat({ baseURL: `${url}/s`, body: BODY["openai-chat"], retry: { initialDelayMs: 1 } })
+        .result.then(() => new Error("resolved"), (e: Error) => e),
+  );
+  expect({ name: error.name, found: (error as StreamProtocolError).foundProtocol }).toEqual({
+    name: "StreamProtocolError",
+    found: "anthropic-messages",
+  });
+});
+
+describe("a stream of the call's protocol is never called foreign", () => {
+  test("a chat chunk that also carries an Anthropic-like `type` is read as chat", async () => {
+    const odd = CHAT.replace('data: {"id"', 'data: {"type":"message_start","id"');
+    expect(odd).not.toBe(CHAT);
+    const result = await serving(
+      { s: odd },
+      (url) => streamChat({ baseURL: `${url}/s`, body: BODY["openai-chat"] }).result,
+    );
+    expect(result.content).toMatch(/\S/);
+  });
+
+  test("a foreign first event before a chat answer leaves the answer as it is", async () => {
+    const mixed = 'data: {"type":"message_start","message":{}}\n\n' + CHAT;
+    const result = await serving(
+      { s: mixed },
+      (url) => streamChat({ baseURL: `${url}/s`, body: BODY["openai-chat"] }).result,
+    );
+    expect(result.content).toMatch(/\S/);
+  });
 });

@@ -1,6 +1,11 @@
 import { describe, expect, test } from "vitest";
-import { APIStatusError, ConnectionError, InterruptedError } from "../../src/core/error_classes.ts";
-import { UpstreamCooldowns } from "../../src/relay/cooldown.ts";
+import {
+  APIStatusError,
+  ConnectionError,
+  InterruptedError,
+  StreamProtocolError,
+} from "../../src/core/error_classes.ts";
+import { outcomeOf, UpstreamCooldowns } from "../../src/relay/cooldown.ts";
 import { CallOutcomes, parseOutcomes } from "../../src/relay/streams/outcomes.ts";
 
 // The cooldown bookkeeping alone, on a clock the test sets (the relay's behaviour through
@@ -96,6 +101,13 @@ describe("CallOutcomes (what a resumable stream's start response reports)", () =
     const stopped = new CallOutcomes();
     stopped.fail(new InterruptedError());
     expect(stopped.toString()).toBe("neutral");
+  });
+
+  test("an upstream answering in another protocol fails; a malformed stream says nothing", () => {
+    const foreign = new StreamProtocolError("stopstream: its events are anthropic-messages events");
+    foreign.foundProtocol = "anthropic-messages";
+    expect(outcomeOf(foreign)).toBe("failure");
+    expect(outcomeOf(new StreamProtocolError("stopstream: a malformed stream"))).toBe("neutral");
   });
 
   test("a missing or malformed header reports nothing", () => {
