@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type ProtocolName, streamChat, type StreamProtocolError } from "../../src/index.ts";
+import { createRelay } from "../../src/relay/app.ts";
 import { type ReplayServer, startReplayServer } from "../support/replay_server.ts";
 
 const ROOT = new URL("../recorded/", import.meta.url);
@@ -157,5 +158,55 @@ describe("a stream of the call's protocol is never called foreign", () => {
       (url) => streamChat({ baseURL: `${url}/s`, body: BODY["openai-chat"] }).result,
     );
     expect(result.content).toMatch(/\S/);
+  });
+});
+
+describe("through the relay, an upstream configured with the wrong protocol", () => {
+  /** Upstreams by host: `primary` answers Anthropic events although configured as chat. */
+  function relay(fallback: boolean) {
+    const hosts: string[] = [];
+    const app = createRelay({
+      upstreams: [
+        { baseURL: "https://primary.test/v1", protocol: "openai-chat" },
+        ...(fallback ? [{ baseURL: "https://fallback.test/v1" }] : []),
+      ],
+      fetch: (input) => {
+        const host = new URL(String(input instanceof Request ? input.url : input)).host;
+        hosts.push(host);
+        const body = host === "primary.test" ? ANTHROPIC : CHAT;
+        return Promise.resolve(
+          new Response(body, { headers: { "content-type": "text/event-stream" } }),
+        );
+      },
+    });
+    const ask = () =>
+      app.request("/v1/chat/completions", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ ...BODY["openai-chat"], stream: true }),
+      });
+    return { ask, hosts };
+  }
+
+  test("gives way to the fallback after one request", async () => {
+    const { ask, hosts } = relay(true);
+    const response = await ask();
+    const text = await response.text();
+    expect({ status: response.status, hosts, done: text.trimEnd().endsWith("data: [DONE]") })
+      .toEqual({ status: 200, hosts: ["primary.test", "fallback.test"], done: true });
+  });
+
+  test("alone, ends the answer with an error event that points at the configuration", async () => {
+    const { ask, hosts } = relay(false);
+    const text = await (await ask()).text();
+    const event = text.split("\n").find((line) => line.includes('"error"'));
+    expect({ hosts, done: text.includes("[DONE]") }).toEqual({
+      hosts: ["primary.test"],
+      done: false,
+    });
+    expect(JSON.parse(event!.slice("data: ".length)).error).toMatchObject({
+      code: "upstream_protocol",
+      message: expect.stringContaining("base URL and protocol"),
+    });
   });
 });
