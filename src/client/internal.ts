@@ -9,7 +9,7 @@ import type { FeedDecoder } from "./sse_feed.ts";
 
 export { Call } from "./call.ts";
 export { CALL_LIMITS, type CallPlan, planCall } from "./plan.ts";
-export { isRetryable, retryAfterMs } from "./retry_policy.ts";
+export { isForeignStream, isRetryable, retryAfterMs } from "./retry_policy.ts";
 export type { FeedDecoder } from "./sse_feed.ts";
 
 /** Puts `wrap` in front of the decoder of each target of `plan` that speaks `protocol`. */

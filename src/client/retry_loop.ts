@@ -4,9 +4,9 @@ import { MAX_TIMER_MS } from "../core/constants.ts";
 import { Accumulator } from "../core/accumulator.ts";
 import type { CallControl } from "./call_control.ts";
 import { InterruptedError, PartialStreamError } from "../core/error_classes.ts";
-import { isAPIStatusError, isStreamProtocolError, isTimeoutError } from "../core/error_guards.ts";
+import { isAPIStatusError, isTimeoutError } from "../core/error_guards.ts";
 import { isStreamingRefused, requestWhole } from "./non_streaming.ts";
-import { backoffDelay, isRetryable } from "./retry_policy.ts";
+import { backoffDelay, isForeignStream, isRetryable } from "./retry_policy.ts";
 import { resultOf } from "./response.ts";
 import { ResumableStream } from "./resume.ts";
 import { Attempt, type AttemptConsumer } from "./transport.ts";
@@ -153,6 +153,5 @@ function sleep(ms: number, control: CallControl): Promise<void> {
 
 /** Not worth a retry here, but another upstream may serve: a model it lacks, another protocol. */
 function movesOn(error: unknown): boolean {
-  if (isStreamProtocolError(error)) return error.foundProtocol !== undefined;
-  return isAPIStatusError(error) && error.status === 404;
+  return isForeignStream(error) || (isAPIStatusError(error) && error.status === 404);
 }

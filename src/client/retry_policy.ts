@@ -1,6 +1,7 @@
 import {
   isAPIStatusError,
   isConnectionError,
+  isStreamProtocolError,
   isTimeoutError,
   isUpstreamStreamError,
 } from "../core/error_guards.ts";
@@ -23,6 +24,11 @@ export function isRetryable(error: unknown): boolean {
   if (shouldRetry === "false") return false;
   if (error.status === 429 && isQuotaExhausted(error.body)) return false;
   return RETRYABLE_STATUS.has(error.status) || (error.status >= 520 && error.status <= 529);
+}
+
+/** Events of another protocol than the call's: no retry, but another upstream may serve. */
+export function isForeignStream(error: unknown): boolean {
+  return isStreamProtocolError(error) && error.foundProtocol !== undefined;
 }
 
 /** `parseFloat` would read `12abc` as 12. */

@@ -79,7 +79,17 @@ export class Attempt implements Cancellable {
       const feed = stream.feed ??
         new SseFeed(this.#target.protocol.createDecoder(acc), maxEventBytes);
       stream.opened(headers, feed, acc);
-      await this.#read(response, headers, feed, acc, consumer, watchdog);
+      const expected = this.#target.protocol.name;
+      try {
+        await this.#read(response, headers, feed, consumer, watchdog);
+      } catch (error) {
+        // A stop or a stall stays what it is.
+        if (this.failure !== undefined) throw error;
+        throw foreignStream(feed, acc, expected, error) ?? error;
+      }
+      // Also when it ended well: OpenRouter ends Responses streams with `[DONE]`, empty as chat.
+      const foreign = foreignStream(feed, acc, expected);
+      if (foreign !== undefined) throw foreign;
       stream.ended(feed);
       return headers;
     });
@@ -165,11 +175,9 @@ export class Attempt implements Cancellable {
     response: Response,
     headers: Record<string, string>,
     feed: SseFeed,
-    acc: Accumulator,
     consumer: AttemptConsumer,
     watchdog: Watchdog,
   ): Promise<void> {
-    const expected = this.#target.protocol.name;
     const reader = response.body!.getReader();
     this.hold(reader);
     const text = new TextDecoder();
@@ -185,16 +193,9 @@ export class Attempt implements Cancellable {
         if (this.failure !== undefined) throw this.failure;
         if (chunk.done) break;
         const before = feed.progress;
-        try {
-          feed.feed(text.decode(chunk.value, STREAM));
-        } catch (error) {
-          throw foreignStream(feed, acc, expected, error) ?? error;
-        }
+        feed.feed(text.decode(chunk.value, STREAM));
         if (feed.terminal) {
           finished = true;
-          // OpenRouter ends its Responses streams with `[DONE]` too: read as chat, they'd be empty.
-          const foreign = foreignStream(feed, acc, expected);
-          if (foreign !== undefined) throw foreign;
           return;
         }
         if (feed.progress !== before) watchdog.progress();
@@ -205,11 +206,7 @@ export class Attempt implements Cancellable {
           if (this.failure !== undefined) throw this.failure;
         }
       }
-      try {
-        feed.end(text.decode());
-      } catch (error) {
-        throw foreignStream(feed, acc, expected, error) ?? error;
-      }
+      feed.end(text.decode());
       if (!feed.terminal && !feed.decoder.endedCleanly()) {
         // Only a non-SSE body: what the server sent instead of a stream, not a cut connection.
         const stray = feed.strayBody();
@@ -217,7 +214,7 @@ export class Attempt implements Cancellable {
           const protocol = this.#target.protocol;
           throw notAStream(parseOr(stray, stray), response.status, headers, protocol, "no event");
         }
-        throw foreignStream(feed, acc, expected) ?? new ConnectionError(CONNECTION_LOST);
+        throw new ConnectionError(CONNECTION_LOST);
       }
     } finally {
       if (finished) releaseAfterTerminal(reader);

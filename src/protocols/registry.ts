@@ -3,6 +3,8 @@ import { anthropicMessages } from "./anthropic_messages.ts";
 import { openAIChat } from "./openai_chat.ts";
 import { openAIResponses } from "./openai_responses.ts";
 import type { Protocol } from "./protocol.ts";
+import type { EventData } from "./event_data.ts";
+import { parseOr } from "./output.ts";
 
 export const PROTOCOLS: Record<ProtocolName, Protocol> = {
   "openai-chat": openAIChat,
@@ -17,15 +19,9 @@ const ANTHROPIC_TYPE = /^(?:message|content_block)_/;
  * Read only when a stream gave the call nothing: is it cut or empty, or is `protocol` wrong?
  */
 export function protocolOfEvent(data: string): ProtocolName | undefined {
-  let event;
-  try {
-    event = JSON.parse(data);
-  } catch {
-    return undefined;
-  }
-  if (typeof event !== "object" || event === null) return undefined;
-  if (Array.isArray(event.choices)) return "openai-chat";
-  const type = event.type;
+  const event: EventData = parseOr(data, undefined);
+  if (Array.isArray(event?.choices)) return "openai-chat";
+  const type = event?.type;
   if (typeof type !== "string") return undefined;
   if (type.startsWith("response.")) return "openai-responses";
   return ANTHROPIC_TYPE.test(type) ? "anthropic-messages" : undefined;

@@ -1,10 +1,6 @@
 import { noop } from "../core/constants.ts";
-import {
-  isInterruptedError,
-  isPartialStreamError,
-  isStreamProtocolError,
-} from "../core/error_guards.ts";
-import { isRetryable } from "../client/internal.ts";
+import { isInterruptedError, isPartialStreamError } from "../core/error_guards.ts";
+import { isForeignStream, isRetryable } from "../client/internal.ts";
 
 /** Consecutive failures count only within this span (from the first of them). */
 const WINDOW_MS = 30_000;
@@ -214,6 +210,5 @@ export class UpstreamRoute {
 export function outcomeOf(error: unknown): Outcome {
   const cause = isPartialStreamError(error) ? error.cause : error;
   if (isInterruptedError(cause)) return "neutral";
-  if (isStreamProtocolError(cause) && cause.foundProtocol !== undefined) return "failure";
-  return isRetryable(cause) ? "failure" : "neutral";
+  return isRetryable(cause) || isForeignStream(cause) ? "failure" : "neutral";
 }
