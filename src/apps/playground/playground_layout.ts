@@ -7,9 +7,9 @@ const PAD_PX = 8; // a label on its bar: its padding, both sides
 const STEPS = [100, 200, 250, 500, 1000, 2000, 2500, 5000, 10000, 20000, 30000, 60000];
 
 /** A new tag at the end of parent, with its class and data attributes. */
-function element(parent, tag, className, data = {}) {
+function element(parent, tag, className = "", data = {}) {
   const el = document.createElement(tag);
-  el.className = className;
+  if (className) el.className = className;
   Object.assign(el.dataset, data);
   parent.append(el);
   return el;
@@ -109,10 +109,9 @@ function drawAxis(axis, span, width, widths) {
   axis.dataset.ticks = ticks.join();
   axis.textContent = "";
   for (const [t, text] of ticks) {
-    const el = document.createElement("span");
+    const el = element(axis, "span");
     el.style.left = (t / span) * 100 + "%";
     el.textContent = text;
-    axis.append(el);
   }
 }
 `;
