@@ -80,6 +80,33 @@ describe("stopstream chat", () => {
     expect(faults.stats(id)).toMatchObject({ requests: 2, completed: 1 });
   });
 
+  test("a server that goes silent before the answer: a stall status line, then the answer", async () => {
+    // A role-only chunk is progress but no output: the silence after it is a retryable stall.
+    let requests = 0;
+    const stalling = await startNodeServer(() => {
+      const first = ++requests === 1;
+      const body = first
+        ? new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode(chunkEvent({ role: "assistant" })));
+          },
+        })
+        : [chunkEvent({ content: "ok" }), chunkEvent({}, "stop"), "data: [DONE]\n\n"].join("");
+      return Promise.resolve(
+        new Response(body, { headers: { "content-type": "text/event-stream" } }),
+      );
+    });
+    try {
+      const base = `${stalling.url}/v1`;
+      const args = ["chat", "--idle-timeout", "300ms", "--base-url", base, "--model", "m"];
+      const { code, stdout, stderr } = await spawnCli([...args, "hi"]).exited;
+      expect({ code, stdout, requests }).toEqual({ code: 0, stdout: "ok", requests: 2 });
+      expect(stderr).toMatch(/stream stalled for 0\.3 s, retrying in \d+\.\d s \(attempt 2\/3\)\n/);
+    } finally {
+      await stalling.close();
+    }
+  });
+
   test("--json prints the final ChatResult, and only that, on stdout", async () => {
     const { id, baseURL } = route("reasoning=3");
     const run = spawnCli(["chat", "--json", "--base-url", baseURL, "--model", "demo", "hi"]);
