@@ -1,3 +1,5 @@
+import Anthropic from "@anthropic-ai/sdk";
+import OpenAI from "openai";
 import { afterEach, describe, expect, test } from "vitest";
 import { createDemoUpstream } from "../../src/apps/demo/upstream.ts";
 import { type NodeServer, startNodeServer } from "../support/node_server.ts";
@@ -118,6 +120,35 @@ describe("demo upstream replies", () => {
     expect(three.chunks.filter((chunk) => chunk.choices[0]?.delta.reasoning_content)).toHaveLength(
       3,
     );
+  });
+
+  test("stream:false answers, in each protocol, are read whole by the official SDKs", async () => {
+    const demo = counted();
+    const fetch = (input: string | URL | Request, init?: RequestInit) =>
+      demo.handler(new Request(input, init));
+    const baseURL = "http://demo.test/v1";
+    const openai = new OpenAI({ baseURL, apiKey: "unused", fetch, maxRetries: 0 });
+    const anthropic = new Anthropic({ baseURL: "http://demo.test", apiKey: "unused", fetch });
+    const content = "Not streaming";
+    const chat = await openai.chat.completions.create({
+      model: "demo",
+      messages: [{ role: "user", content }],
+    });
+    const message = await anthropic.messages.create({
+      model: "demo",
+      max_tokens: 64,
+      messages: [{ role: "user", content }],
+    });
+    const response = await openai.responses.create({ model: "demo", input: content });
+    const said = /^You said: "Not streaming"\./;
+    expect(chat.choices[0]?.message.content).toMatch(said);
+    expect(chat.choices[0]?.finish_reason).toBe("stop");
+    expect(chat.usage?.total_tokens).toBeGreaterThan(0);
+    const block = message.content[0];
+    expect(block?.type === "text" ? block.text : undefined).toMatch(said);
+    expect(message.stop_reason).toBe("end_turn");
+    expect(response.output_text).toMatch(said);
+    expect(response.status).toBe("completed");
   });
 
   test("stream:false answers one chat.completion with the same text", async () => {
